@@ -1,0 +1,31 @@
+// vtick subcommands; each returns the process exit status (0 ok, 1 failure, 2 bad input).
+#pragma once
+#include <string>
+#include <vector>
+
+namespace vtick {
+
+struct RunOptions {
+  std::string scenario;
+  std::vector<std::string> sets;
+  std::string json_path;
+  bool quiet = false;
+  bool timing = false;
+};
+
+int cmd_run(const RunOptions& o);
+int cmd_validate(const std::string& scenario, const std::vector<std::string>& sets);
+int cmd_list(const std::string& what);
+
+struct CompareOptions {
+  std::string scenario;
+  std::vector<std::string> sets;
+  std::vector<std::string> policies;
+  int seeds = 1;
+  int jobs = 0;  // 0: number of cores
+  std::string json_path;
+  bool quiet = false;
+};
+int cmd_compare(const CompareOptions& o);
+
+}  // namespace vtick

@@ -1,0 +1,79 @@
+// The vtick command line.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "cli/commands.hpp"
+#include "sim/results.hpp"
+
+using namespace vtick;
+
+int main(int argc, char** argv) {
+  CLI::App app{"vtick: guest tick/idle policies on a KVM host, co-simulated with SimGrid"};
+  app.set_version_flag("--version", version_line());
+  app.require_subcommand(1);
+
+  RunOptions run;
+  std::string seed, duration;
+  auto* r = app.add_subcommand("run", "run one scenario and print its results");
+  r->add_option("scenario", run.scenario, "scenario file (TOML)")->required();
+  r->add_option("--set", run.sets, "override a key: section.key=value (repeatable)");
+  r->add_option("--seed", seed, "random seed (run.seed)");
+  r->add_option("--duration", duration, "simulated time, e.g. 10s (run.duration)");
+  r->add_option("--json", run.json_path, "write every counter and the manifest to FILE");
+  r->add_flag("--quiet", run.quiet, "print nothing on success");
+  r->add_flag("--timing", run.timing, "add wall-clock figures to the JSON manifest (not reproducible)");
+
+  std::string vscenario;
+  std::vector<std::string> vsets;
+  auto* v = app.add_subcommand("validate", "check a scenario file and print its resolved configuration");
+  v->add_option("scenario", vscenario, "scenario file (TOML)")->required();
+  v->add_option("--set", vsets, "override a key: section.key=value (repeatable)");
+
+  std::string what;
+  auto* l = app.add_subcommand("list", "list shapes, policies, workloads, keys or costs");
+  l->add_option("what", what, "shapes | policies | workloads | keys | costs")
+      ->required()
+      ->check(CLI::IsMember({"shapes", "policies", "workloads", "keys", "costs"}));
+
+  CompareOptions cmp;
+  std::string policies;
+  auto* c = app.add_subcommand("compare", "run a scenario under several tick policies and seeds, side by side");
+  c->add_option("scenario", cmp.scenario, "scenario file (TOML)")->required();
+  c->add_option("--policies", policies, "comma-separated guest.tick_policy values; the first is the baseline")->required();
+  c->add_option("--seeds", cmp.seeds, "seeds per policy (1..N)")->check(CLI::Range(1, 1000));
+  c->add_option("--jobs", cmp.jobs, "parallel processes (default: cores)")->check(CLI::Range(1, 256));
+  c->add_option("--json", cmp.json_path, "write the comparison to FILE");
+  c->add_option("--set", cmp.sets, "override a key: section.key=value (repeatable)");
+  c->add_flag("--quiet", cmp.quiet, "no progress lines");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  try {
+    if (*r) {
+      if (!seed.empty()) run.sets.push_back("run.seed=" + seed);
+      if (!duration.empty()) run.sets.push_back("run.duration=" + duration);
+      return cmd_run(run);
+    }
+    if (*v) return cmd_validate(vscenario, vsets);
+    if (*l) return cmd_list(what);
+    if (*c) {
+      std::size_t start = 0;
+      while (start <= policies.size()) {
+        std::size_t comma = policies.find(',', start);
+        std::string p = policies.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (!p.empty()) cmp.policies.push_back(p);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+      return cmd_compare(cmp);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "vtick: internal error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

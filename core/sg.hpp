@@ -1,0 +1,80 @@
+// The one place the model touches SimGrid's activities: actors, work, waiting, doorbells.
+#pragma once
+#include <functional>
+#include <string>
+
+#include <simgrid/forward.h>
+
+#include "core/time.hpp"
+
+namespace vtick {
+
+sim_ns now();  // the SimGrid clock in model nanoseconds
+
+// Runs `body` as a SimGrid actor on `host`. An exception escaping the body does not
+// abort the process: it is recorded as the run's failure and the simulation stops.
+void spawn_actor(const std::string& name, simgrid::s4u::Host* host, std::function<void()> body);
+void fail_simulation(const std::string& message);  // from inside an actor
+bool simulation_failed();
+const std::string& failure_message();
+
+// Ending a run. SimGrid 3.32 cannot kill an actor blocked in Activity::wait_any on an
+// Exec ("The Impossible Did Happen"), so actors are never killed: request_stop() rings
+// every doorbell, and each blocking call below then unwinds its actor by throwing
+// SimulationEnd, which spawn_actor() catches. Call it from an actor.
+struct SimulationEnd {};
+void request_stop();
+bool stop_requested();
+// Spawns an actor at the current time that calls request_stop() (for use from main).
+void stop_all_actors(simgrid::s4u::Host* any_host);
+
+enum class Woken { WorkDone, Bell, Deadline };
+class Doorbell;
+Woken wait_event(Doorbell& bell, const simgrid::s4u::ExecPtr& work, sim_ns deadline);
+
+// A notification line into one actor (the "interrupt pin" of a hardware thread):
+// any actor may ring it; its owner waits on it together with work and a deadline.
+// Rings coalesce until the owner has seen them, like a level-triggered pin.
+class Doorbell {
+ public:
+  explicit Doorbell(const std::string& name);
+  ~Doorbell();
+  Doorbell(const Doorbell&) = delete;
+  Doorbell& operator=(const Doorbell&) = delete;
+  void ring();
+
+ private:
+  friend Woken wait_event(Doorbell& bell, const simgrid::s4u::ExecPtr& work, sim_ns deadline);
+  simgrid::s4u::Mailbox* mb_;
+  simgrid::s4u::CommPtr* get_;  // the owner's pending receive
+  void* slot_ = nullptr;
+  bool rung_ = false;
+  static int token_;
+};
+
+// Blocks the calling (owner) actor until `work` (may be null) completes, the doorbell
+// rings or the clock reaches `deadline` (KTIME_MAX: none). Work keeps running in the
+// background after a Bell or Deadline return; the caller suspends or cancels it.
+Woken wait_event(Doorbell& bell, const simgrid::s4u::ExecPtr& work, sim_ns deadline);
+Woken wait_event(Doorbell& bell, sim_ns deadline);  // no work in flight
+
+// Work of `ns` nominal nanoseconds on `host`, started now.
+simgrid::s4u::ExecPtr start_work(simgrid::s4u::Host* host, sim_ns ns);
+sim_ns work_remaining(const simgrid::s4u::ExecPtr& work);  // nominal ns left
+bool work_done(const simgrid::s4u::ExecPtr& work);
+void work_suspend(const simgrid::s4u::ExecPtr& work);
+void work_resume(const simgrid::s4u::ExecPtr& work);
+void work_cancel(const simgrid::s4u::ExecPtr& work);
+// Runs `ns` of work to completion on `host` (no interruption).
+void execute(simgrid::s4u::Host* host, sim_ns ns);
+void sleep_until(sim_ns t);
+
+// Counts of the SimGrid-level events the model caused (for the speed report).
+struct SgEventCounts {
+  std::uint64_t waits = 0;
+  std::uint64_t works = 0;
+  std::uint64_t rings = 0;
+};
+const SgEventCounts& sg_event_counts();
+
+}  // namespace vtick

@@ -1,0 +1,39 @@
+// Time-in-state accounting: every entity is in exactly one state at any instant.
+#pragma once
+#include <array>
+#include <cstddef>
+
+#include "core/time.hpp"
+
+namespace vtick {
+
+// States are a dense enum whose last enumerator is Count. Every transition closes
+// the previous state at the same instant it opens the next, so the per-state
+// totals of an entity always sum to the time it has been observed.
+template <typename State>
+class StateClock {
+ public:
+  static constexpr std::size_t N = static_cast<std::size_t>(State::Count);
+
+  void start(State s, sim_ns now) { cur_ = s; since_ = now; }
+  void enter(State s, sim_ns now) {
+    total_[static_cast<std::size_t>(cur_)] += now - since_;
+    cur_ = s;
+    since_ = now;
+  }
+  State current() const { return cur_; }
+  sim_ns since() const { return since_; }
+  // Totals as of `now`, counting the open interval of the current state.
+  std::array<sim_ns, N> totals(sim_ns now) const {
+    auto t = total_;
+    t[static_cast<std::size_t>(cur_)] += now - since_;
+    return t;
+  }
+
+ private:
+  State cur_{};
+  sim_ns since_ = 0;
+  std::array<sim_ns, N> total_{};
+};
+
+}  // namespace vtick

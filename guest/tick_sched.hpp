@@ -1,0 +1,76 @@
+// kernel/time/tick-sched.c: the per-CPU tick in high-resolution NO_HZ mode.
+#pragma once
+#include <cstdint>
+
+#include "core/time.hpp"
+#include "guest/hrtimer.hpp"
+
+namespace vtick {
+
+class GuestCpu;
+
+struct TickSchedStats {
+  std::uint64_t idle_calls = 0;     // tick_nohz_idle_stop_tick() calls that got an expiry
+  std::uint64_t idle_sleeps = 0;    // ... of which found a time to stop until
+  std::uint64_t ticks = 0;          // tick handler runs (sched_timer expiries)
+  std::uint64_t ticks_idle = 0;     // ... while in the idle loop (sets got_idle_tick)
+  std::uint64_t ticks_busy = 0;     // ... while a task or the kernel ran
+  std::uint64_t stops = 0;          // transitions to tick_stopped
+  std::uint64_t restarts = 0;       // tick_nohz_restart_sched_tick()
+  std::uint64_t retains = 0;        // tick_nohz_idle_retain_tick()
+  std::uint64_t do_timer_handovers = 0;  // gave up tick_do_timer_cpu on stop
+  std::uint64_t do_timer_takeovers = 0;  // took tick_do_timer_cpu in the tick handler
+};
+
+class TickSched {
+ public:
+  explicit TickSched(GuestCpu& cpu);
+
+  void tick_setup_sched_timer(sim_ns now);
+
+  // Idle loop interface (kernel/sched/idle.c calls these).
+  void tick_nohz_idle_enter();
+  void tick_nohz_idle_stop_tick();
+  void tick_nohz_idle_retain_tick();
+  void tick_nohz_idle_restart_tick();
+  void tick_nohz_idle_exit();
+  bool tick_nohz_idle_got_tick();
+  bool tick_nohz_tick_stopped() const { return tick_stopped_; }
+
+  // Hard-irq hooks (kernel/softirq.c irq_enter_rcu / irq_exit_rcu).
+  void tick_nohz_irq_enter();
+  void tick_nohz_irq_exit();
+
+  bool inidle() const { return inidle_; }
+  sim_ns sched_timer_expires() const { return sched_timer_.queued ? sched_timer_.expires : KTIME_MAX; }
+  const TickSchedStats& stats() const { return stats_; }
+
+ private:
+  HrtimerRestart tick_nohz_handler(sim_ns now);
+  void tick_sched_do_timer(sim_ns now);
+  void tick_sched_handle();
+  bool can_stop_idle_tick();
+  sim_ns tick_nohz_next_event();
+  void tick_nohz_stop_tick();
+  void tick_nohz_retain_tick() { timer_expires_base_ = 0; }
+  void tick_nohz_restart(sim_ns now);
+  void tick_nohz_restart_sched_tick(sim_ns now);
+  void tick_nohz_update_jiffies(sim_ns now);
+
+  GuestCpu& cpu_;
+  Hrtimer sched_timer_;
+  bool tick_stopped_ = false;
+  bool inidle_ = false;
+  bool got_idle_tick_ = false;
+  bool do_timer_last_ = false;
+  sim_ns last_tick_ = 0;            // expiry the periodic tick had when it was first stopped
+  sim_ns next_tick_ = 0;            // what the stopped tick is programmed for
+  sim_ns timer_expires_ = 0;
+  sim_ns timer_expires_base_ = 0;
+  std::uint64_t last_jiffies_ = 0;
+  std::uint64_t last_tick_jiffies_ = 0;
+  int stalled_jiffies_ = 0;
+  TickSchedStats stats_;
+};
+
+}  // namespace vtick

@@ -1,0 +1,28 @@
+// A KVM virtual machine: its vCPUs and the module parameters they obey.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "host/kvm_params.hpp"
+#include "host/kvm_vcpu.hpp"
+#include "platform/sg_platform.hpp"
+
+namespace vtick {
+
+class Kvm {
+ public:
+  Kvm(Machine& m, HostParams p) : machine_(m), params_(p) {}
+  KvmVcpu& create_vcpu(int id, int hw_thread);
+  KvmVcpu& vcpu(int i) { return *vcpus_[static_cast<size_t>(i)]; }
+  int nr_vcpus() const { return static_cast<int>(vcpus_.size()); }
+  const HostParams& params() const { return params_; }
+  const ArchCosts& costs() const { return machine_.costs; }
+  Machine& machine() { return machine_; }
+
+ private:
+  Machine& machine_;
+  HostParams params_;
+  std::vector<std::unique_ptr<KvmVcpu>> vcpus_;
+};
+
+}  // namespace vtick

@@ -1,0 +1,127 @@
+// virt/kvm/kvm_main.c: grow_halt_poll_ns, shrink_halt_poll_ns, the tail of kvm_vcpu_halt.
+#include "host/kvm_halt.hpp"
+
+namespace vtick {
+
+sim_ns kvm_vcpu_max_halt_poll_ns(const KvmParams& p) {
+  return p.vm_max_halt_poll_ns >= 0 ? p.vm_max_halt_poll_ns : p.halt_poll_ns;
+}
+
+// Not capped here: kvm_vcpu_halt() clamps halt_poll_ns to the max on the next halt.
+sim_ns grow_halt_poll_ns(const KvmParams& p, sim_ns cur) {
+  if (p.halt_poll_ns_grow == 0) return cur;  // grow == 0: polling never grows
+  sim_ns val = cur * static_cast<sim_ns>(p.halt_poll_ns_grow);
+  if (val < p.halt_poll_ns_grow_start) val = p.halt_poll_ns_grow_start;
+  return val;
+}
+
+sim_ns shrink_halt_poll_ns(const KvmParams& p, sim_ns cur) {
+  sim_ns val = p.halt_poll_ns_shrink ? cur / static_cast<sim_ns>(p.halt_poll_ns_shrink) : 0;
+  if (val < p.halt_poll_ns_grow_start) val = 0;
+  return val;
+}
+
+sim_ns adjust_halt_poll_ns(const KvmParams& p, sim_ns cur, sim_ns halt_ns, bool poll_allowed, KvmHaltStats& st) {
+  if (!poll_allowed) return cur;
+  // vcpu_valid_wakeup() is always true outside s390.
+  sim_ns max = kvm_vcpu_max_halt_poll_ns(p);
+  if (max == 0) return 0;
+  sim_ns next = cur;
+  if (halt_ns <= cur) {
+    // the poll window covered the halt: keep it
+  } else if (cur && halt_ns > max) {
+    next = shrink_halt_poll_ns(p, cur);  // long block: polling was wasted
+  } else if (cur < max && halt_ns < max) {
+    next = grow_halt_poll_ns(p, cur);  // short halt, poll window too small
+  }
+  if (next > cur) ++st.halt_poll_grow;
+  if (next < cur) ++st.halt_poll_shrink;
+  return next;
+}
+
+void update_halt_poll_stats(KvmHaltStats& st, sim_ns poll_ns, bool success) {
+  ++st.halt_attempted_poll;
+  if (success) {
+    ++st.halt_successful_poll;
+    st.halt_poll_success_ns += poll_ns;
+  } else {
+    st.halt_poll_fail_ns += poll_ns;
+  }
+}
+
+}  // namespace vtick
+
+// --- the halt path of a vCPU thread --------------------------------------------
+
+#include "core/sg.hpp"
+#include "host/kvm.hpp"
+#include "host/kvm_vcpu.hpp"
+
+namespace vtick {
+
+// Waits for notifications or the guest timer until `until`, making what arrives pending.
+void KvmVcpu::wait_for_wake(sim_ns until) {
+  wait_event(bell_, std::min(until, next_event_time()));
+  process_events(false);
+}
+
+// kvm_vcpu_block(): schedule out until kvm_vcpu_check_block() sees an event. Returns
+// whether the thread really scheduled out ("waited").
+bool KvmVcpu::kvm_vcpu_block() {
+  const ArchCosts& c = vm_.costs();
+  set_state(VcpuState::Exit);
+  host_work(c.vcpu_block_ns);  // kvm_arch_vcpu_blocking(), sw timer start, schedule() out
+  process_events(false);
+  if (kvm_vcpu_check_block()) return false;
+  ++st_.blocks;
+  HostCState cs = vm_.params().idle_state;
+  hw_.set_cstate(cs, now());
+  set_state(VcpuState::Blocked);
+  bool by_timer = false;
+  while (!kvm_vcpu_check_block()) {
+    std::uint64_t timer_before = st_.timer_fired;
+    wait_for_wake(KTIME_MAX);
+    by_timer = st_.timer_fired != timer_before;
+  }
+  // kvm_vcpu_wake_up(): the sw hrtimer (apic_timer_fn / bg_timer) or the posted-
+  // interrupt wake-up vector wakes the thread; its hardware thread first leaves its
+  // idle state, then the scheduler switches the vCPU thread in.
+  ++st_.halt.halt_wakeup;
+  ++(by_timer ? st_.timer_wakeups : st_.ipi_wakeups);
+  sim_ns woken = now();
+  set_state(VcpuState::Wakeup);
+  sleep_until(woken + c.cstate_exit_ns[static_cast<int>(cs)]);
+  set_state(VcpuState::Exit);
+  host_work(c.vcpu_wakeup_ns);
+  steal_ns_ += now() - woken;  // run_delay: runnable from the wake-up until switched in
+  return true;
+}
+
+// kvm_vcpu_halt(): poll for up to vcpu->halt_poll_ns, then block; adapt the window.
+void KvmVcpu::kvm_vcpu_halt() {
+  const KvmParams& p = vm_.params().kvm;
+  sim_ns max = kvm_vcpu_max_halt_poll_ns(p);
+  bool poll_allowed = poll_control_;  // !kvm_arch_no_poll()
+  if (halt_poll_ns_ > max) halt_poll_ns_ = max;
+  bool do_poll = poll_allowed && halt_poll_ns_ > 0;
+  sim_ns start = now();
+  sim_ns poll_end = start;
+  bool woke_in_poll = false;
+  if (do_poll) {
+    sim_ns stop = start + halt_poll_ns_;
+    set_state(VcpuState::HaltPoll);
+    for (;;) {
+      if (kvm_vcpu_check_block()) { woke_in_poll = true; break; }
+      if (now() >= stop) break;  // kvm_vcpu_can_poll(): window over
+      wait_for_wake(stop);
+    }
+    poll_end = now();
+  }
+  bool waited = woke_in_poll ? false : kvm_vcpu_block();
+  sim_ns cur = now();
+  if (waited) st_.halt.halt_wait_ns += cur - poll_end;
+  if (do_poll) update_halt_poll_stats(st_.halt, poll_end - start, !waited);
+  halt_poll_ns_ = adjust_halt_poll_ns(p, halt_poll_ns_, cur - start, poll_allowed, st_.halt);
+}
+
+}  // namespace vtick

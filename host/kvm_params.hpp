@@ -1,0 +1,27 @@
+// KVM module parameters (/sys/module/kvm/parameters) and host settings the model reads.
+#pragma once
+#include <cstdint>
+
+#include "core/time.hpp"
+#include "platform/arch.hpp"
+
+namespace vtick {
+
+struct KvmParams {
+  // virt/kvm/kvm_main.c module parameters.
+  sim_ns halt_poll_ns = 200000;         // KVM_HALT_POLL_NS_DEFAULT: x86 200000, arm64 500000
+  unsigned halt_poll_ns_grow = 2;
+  sim_ns halt_poll_ns_grow_start = 10000;
+  unsigned halt_poll_ns_shrink = 2;
+  sim_ns vm_max_halt_poll_ns = -1;       // KVM_CAP_HALT_POLL per-VM override; -1 = not set
+};
+
+struct HostParams {
+  KvmParams kvm;
+  HostCState idle_state = HostCState::C1;  // state a hardware thread reaches when idle
+};
+
+// The per-architecture default of halt_poll_ns (KVM_HALT_POLL_NS_DEFAULT).
+inline sim_ns default_halt_poll_ns(Isa isa) { return isa == Isa::X86_64 ? 200000 : 500000; }
+
+}  // namespace vtick

@@ -1,0 +1,218 @@
+// arch/x86/kvm/x86.c vcpu_run()/vcpu_enter_guest() and arch/arm64/kvm/handle_exit.c, reduced
+// to what the guest's idle and tick behaviour touches: exits, interrupt injection, timers.
+#include "host/kvm_vcpu.hpp"
+
+#include <simgrid/s4u/Exec.hpp>
+
+#include "host/kvm.hpp"
+
+namespace vtick {
+
+const char* vcpu_state_name(VcpuState s) {
+  switch (s) {
+    case VcpuState::Guest: return "guest";
+    case VcpuState::Exit: return "exit";
+    case VcpuState::HaltPoll: return "halt_poll";
+    case VcpuState::Blocked: return "blocked";
+    case VcpuState::Wakeup: return "wakeup";
+    default: return "?";
+  }
+}
+
+static std::uint32_t bit(IrqVector v) { return 1u << static_cast<unsigned>(v); }
+
+KvmVcpu::KvmVcpu(Kvm& vm, int id, HwThread& hw)
+    : vm_(vm), id_(id), hw_(hw), bell_("vcpu" + std::to_string(id) + ".notify") {}
+
+KvmVcpu::~KvmVcpu() = default;
+
+void KvmVcpu::set_guest(GuestIrqSink* idt, std::function<void()> guest_main) {
+  idt_ = idt;
+  guest_main_ = std::move(guest_main);
+}
+
+void KvmVcpu::start() {
+  spawn_actor("vcpu" + std::to_string(id_), hw_.host(), [this] { thread_main(); });
+}
+
+// The vCPU thread: KVM_RUN enters guest mode and the guest kernel boots.
+void KvmVcpu::thread_main() {
+  time_.start(VcpuState::Guest, now());
+  hw_.set_activity(HwActivity::Guest, now());
+  guest_main_();
+}
+
+sim_ns KvmVcpu::clock() const { return now(); }
+
+void KvmVcpu::set_state(VcpuState s) {
+  sim_ns t = now();
+  time_.enter(s, t);
+  HwActivity a = HwActivity::Idle;
+  switch (s) {
+    case VcpuState::Guest: a = HwActivity::Guest; break;
+    case VcpuState::Exit: a = HwActivity::HostKernel; break;
+    case VcpuState::HaltPoll: a = HwActivity::HaltPoll; break;
+    default: a = HwActivity::Idle; break;
+  }
+  hw_.set_activity(a, t);
+}
+
+void KvmVcpu::host_work(sim_ns ns) { execute(hw_.host(), ns); }
+
+sim_ns KvmVcpu::next_event_time() const {
+  sim_ns t = (timer_enabled_ && timer_deadline_) ? timer_deadline_ : KTIME_MAX;
+  for (const auto& f : inflight_) t = std::min(t, f.at);
+  return t;
+}
+
+// Makes arrived notifications and an expired guest timer pending. A timer that expires
+// in guest mode forces an exit (x86 VMX preemption timer; arm64 vtimer PPI taken by
+// the host); anywhere else it is noticed without one.
+bool KvmVcpu::process_events(bool in_guest) {
+  sim_ns t = now();
+  std::uint32_t before = irr_;
+  for (size_t i = 0; i < inflight_.size();) {
+    if (inflight_[i].at <= t) {
+      irr_ |= bit(inflight_[i].v);
+      if (in_guest) ++st_.posted_irqs;  // posted interrupt: no exit on the target
+      inflight_.erase(inflight_.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      ++i;
+    }
+  }
+  if (timer_enabled_ && timer_deadline_ && t >= timer_deadline_) {
+    timer_deadline_ = 0;  // TSC-deadline mode: the MSR reads 0 once the timer fired
+    irr_ |= bit(IrqVector::LocalTimer);
+    ++st_.timer_fired;
+    if (in_guest) {
+      ++st_.exits.timer_expiry;
+      set_state(VcpuState::Exit);
+      host_work(vm_.costs().vmexit_ns + vm_.costs().timer_expiry_ns);
+      process_events(false);
+      set_state(VcpuState::Guest);
+    }
+  }
+  return irr_ != before;
+}
+
+// Interrupt injection on entry: highest x86 vector first (RESCHEDULE 0xfd,
+// CALL_FUNCTION_SINGLE 0xfb, LOCAL_TIMER 0xec).
+void KvmVcpu::deliver() {
+  static constexpr IrqVector kPriority[] = {IrqVector::Reschedule, IrqVector::CallFunction, IrqVector::LocalTimer};
+  while (if_ && irr_) {
+    for (IrqVector v : kPriority) {
+      if (!(irr_ & bit(v))) continue;
+      irr_ &= ~bit(v);
+      if_ = false;
+      idt_->handle_irq(v);
+      if_ = true;
+      break;
+    }
+  }
+}
+
+void KvmVcpu::local_irq_enable() {
+  if_ = true;
+  if (irr_) deliver();
+}
+
+sim_ns KvmVcpu::run(sim_ns work) {
+  if (if_ && irr_) {
+    deliver();
+    return work;
+  }
+  if (work <= 0) return 0;
+  simgrid::s4u::ExecPtr ex = start_work(hw_.host(), work);
+  for (;;) {
+    wait_event(bell_, ex, next_event_time());
+    bool done = work_done(ex);
+    if (!done) work_suspend(ex);
+    process_events(true);
+    if (done) {
+      if (if_ && irr_) deliver();
+      return 0;
+    }
+    if (if_ && irr_) {
+      sim_ns left = work_remaining(ex);
+      work_cancel(ex);
+      deliver();
+      return left;
+    }
+    work_resume(ex);
+  }
+}
+
+void KvmVcpu::exit_to_host(sim_ns handling_ns, std::uint64_t& counter) {
+  ++counter;
+  set_state(VcpuState::Exit);
+  host_work(vm_.costs().vmexit_ns + handling_ns);
+  process_events(false);
+  set_state(VcpuState::Guest);
+}
+
+// HLT (x86 kvm_emulate_halt -> vcpu_block) / WFI (arm64 kvm_handle_wfx -> kvm_vcpu_wfi).
+void KvmVcpu::safe_halt() {
+  if_ = true;  // sti; hlt
+  ++st_.exits.hlt;
+  ++st_.halt_exits;
+  set_state(VcpuState::Exit);
+  host_work(vm_.costs().vmexit_ns + vm_.costs().hlt_exit_ns);
+  process_events(false);
+  if (vm_.costs().isa == Isa::X86_64 && kvm_vcpu_check_block()) {
+    ++st_.exits.hlt_fastpath;  // kvm_vcpu_has_events(): stay RUNNABLE, re-enter at once
+  } else {
+    kvm_vcpu_halt();
+  }
+  set_state(VcpuState::Guest);
+  deliver();
+}
+
+void KvmVcpu::timer_write_deadline(sim_ns deadline) {
+  timer_deadline_ = deadline;
+  const ArchCosts& c = vm_.costs();
+  if (c.timer_write_exits) {
+    exit_to_host(c.timer_write_ns, st_.exits.msr_tsc_deadline);  // fastpath
+  } else {
+    execute(hw_.host(), c.guest_timer_write_ns);  // CNTV_CVAL_EL0: no trap
+    process_events(true);
+  }
+}
+
+void KvmVcpu::timer_write_control(bool enabled) {
+  timer_enabled_ = enabled;
+  const ArchCosts& c = vm_.costs();
+  if (c.timer_write_exits) {
+    exit_to_host(c.timer_ctl_ns, st_.exits.apic_lvtt);
+  } else {
+    execute(hw_.host(), c.guest_timer_write_ns);  // CNTV_CTL_EL0: no trap
+    process_events(true);
+  }
+}
+
+// x2APIC ICR write / ICC_SGI1R_EL1: the sender exits, KVM posts the interrupt to the
+// target (kvm_apic_send_ipi -> __apic_accept_irq / vgic_v3_dispatch_sgi -> kick).
+void KvmVcpu::send_ipi(int dest_cpu, IrqVector v) {
+  const ArchCosts& c = vm_.costs();
+  ++st_.exits.ipi;
+  set_state(VcpuState::Exit);
+  host_work(c.vmexit_ns + c.ipi_send_ns);
+  vm_.vcpu(dest_cpu).kvm_apic_accept_irq(v, now() + c.ipi_deliver_ns);
+  process_events(false);
+  set_state(VcpuState::Guest);
+}
+
+void KvmVcpu::write_poll_control(bool host_poll_allowed) {
+  ++st_.poll_ctl_writes;
+  poll_control_ = host_poll_allowed;
+  if (vm_.costs().isa == Isa::X86_64) {
+    std::uint64_t ignored = 0;
+    exit_to_host(vm_.costs().timer_ctl_ns, ignored);  // an MSR write on the slow path
+  }
+}
+
+void KvmVcpu::kvm_apic_accept_irq(IrqVector v, sim_ns at) {
+  inflight_.push_back({v, at});
+  bell_.ring();
+}
+
+}  // namespace vtick

@@ -1,0 +1,124 @@
+// A vCPU thread of KVM: virt/kvm/kvm_main.c + arch/x86/kvm/x86.c vcpu_run() (+ arm64 handle_exit.c).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <simgrid/forward.h>
+
+#include "core/sg.hpp"
+#include "core/state_clock.hpp"
+#include "host/kvm_halt.hpp"
+#include "host/kvm_params.hpp"
+#include "platform/hw_thread.hpp"
+#include "platform/vhw.hpp"
+
+namespace vtick {
+
+class Kvm;
+
+// Where a vCPU thread's time goes, as the host sees it.
+enum class VcpuState {
+  Guest,     // in guest mode
+  Exit,      // host kernel: exit handling, entry, block/wake paths
+  HaltPoll,  // kvm_vcpu_halt() polling
+  Blocked,   // scheduled out in kvm_vcpu_block()
+  Wakeup,    // woken, waiting for its hardware thread to leave its C-state
+  Count
+};
+const char* vcpu_state_name(VcpuState s);
+
+// VM-exit counts by reason (perf kvm stat names).
+struct ExitStats {
+  std::uint64_t hlt = 0;               // HLT / WFI
+  std::uint64_t hlt_fastpath = 0;      // ... re-entered at once: an event was pending
+  std::uint64_t msr_tsc_deadline = 0;  // WRMSR IA32_TSC_DEADLINE (x86)
+  std::uint64_t apic_lvtt = 0;         // x2APIC LVTT write (x86)
+  std::uint64_t ipi = 0;               // x2APIC ICR write / ICC_SGI1R_EL1 trap
+  std::uint64_t timer_expiry = 0;      // preemption timer (x86) / vtimer IRQ (arm64)
+  std::uint64_t total() const { return hlt + msr_tsc_deadline + apic_lvtt + ipi + timer_expiry; }
+};
+
+struct VcpuStats {
+  ExitStats exits;
+  KvmHaltStats halt;
+  std::uint64_t halt_exits = 0;        // stat.halt_exits
+  std::uint64_t blocks = 0;            // kvm_vcpu_block() calls that scheduled out
+  std::uint64_t timer_wakeups = 0;     // woken from block by the guest's timer (sw hrtimer)
+  std::uint64_t ipi_wakeups = 0;       // woken from block by an interrupt (posted IPI)
+  std::uint64_t posted_irqs = 0;       // interrupts posted while in guest mode (no exit)
+  std::uint64_t timer_fired = 0;       // guest timer expiries
+  std::uint64_t poll_ctl_writes = 0;
+};
+
+class KvmVcpu final : public VirtualCpu {
+ public:
+  KvmVcpu(Kvm& vm, int id, HwThread& hw);
+  ~KvmVcpu() override;
+
+  void set_guest(GuestIrqSink* idt, std::function<void()> guest_main);
+  void start();  // spawns the vCPU thread actor
+
+  // VirtualCpu: the guest's side of the virtual hardware.
+  int cpu_id() const override { return id_; }
+  sim_ns clock() const override;
+  sim_ns steal_clock() const override { return steal_ns_; }
+  sim_ns run(sim_ns work) override;
+  void local_irq_disable() override { if_ = false; }
+  void local_irq_enable() override;
+  bool irqs_disabled() const override { return !if_; }
+  void safe_halt() override;
+  void timer_write_deadline(sim_ns deadline) override;
+  void timer_write_control(bool enabled) override;
+  void send_ipi(int dest_cpu, IrqVector v) override;
+  void write_poll_control(bool host_poll_allowed) override;
+
+  // Host side: an interrupt for this vCPU that reaches its hardware thread at `at`
+  // (__apic_accept_irq with posted-interrupt notification / kvm_vcpu_kick).
+  void kvm_apic_accept_irq(IrqVector v, sim_ns at);
+
+  int id() const { return id_; }
+  HwThread& hw_thread() { return hw_; }
+  const VcpuStats& stats() const { return st_; }
+  sim_ns halt_poll_ns() const { return halt_poll_ns_; }
+  std::array<sim_ns, static_cast<size_t>(VcpuState::Count)> time_in_state(sim_ns now) const { return time_.totals(now); }
+
+ private:
+  struct Inflight { IrqVector v; sim_ns at; };
+
+  void thread_main();
+  void set_state(VcpuState s);
+  void host_work(sim_ns ns);              // host kernel work on this hardware thread
+  bool process_events(bool in_guest);     // timer expiry, arrived notifications
+  sim_ns next_event_time() const;         // guest timer or next notification arrival
+  bool pending_irq() const { return irr_ != 0; }
+  bool kvm_vcpu_check_block() const { return pending_irq(); }
+  void deliver();                         // inject pending interrupts into the guest
+  void kvm_vcpu_halt();                   // host/kvm_halt.cpp
+  bool kvm_vcpu_block();
+  void wait_for_wake(sim_ns until);
+  void exit_to_host(sim_ns handling_ns, std::uint64_t& counter);
+
+  Kvm& vm_;
+  int id_;
+  HwThread& hw_;
+  Doorbell bell_;
+  GuestIrqSink* idt_ = nullptr;
+  std::function<void()> guest_main_;
+
+  // vCPU architectural state the host keeps
+  bool if_ = false;                  // guest RFLAGS.IF / PSTATE.I (true = enabled)
+  std::uint32_t irr_ = 0;            // pending vectors (LAPIC IRR / vGIC pending)
+  sim_ns timer_deadline_ = 0;        // TSC deadline / CNTV_CVAL; 0 = disarmed
+  bool timer_enabled_ = false;       // LVTT unmasked / CNTV_CTL.ENABLE
+  bool poll_control_ = true;         // MSR_KVM_POLL_CONTROL bit 0 (initial 1)
+  std::vector<Inflight> inflight_;   // notifications on their way to this thread
+
+  sim_ns halt_poll_ns_ = 0;          // vcpu->halt_poll_ns
+  sim_ns steal_ns_ = 0;              // run_delay reported through the steal clock
+  StateClock<VcpuState> time_;
+  VcpuStats st_;
+};
+
+}  // namespace vtick

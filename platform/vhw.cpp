@@ -1,0 +1,14 @@
+#include "platform/vhw.hpp"
+
+namespace vtick {
+
+const char* irq_vector_name(IrqVector v) {
+  switch (v) {
+    case IrqVector::LocalTimer: return "local_timer";
+    case IrqVector::Reschedule: return "reschedule";
+    case IrqVector::CallFunction: return "call_function";
+    default: return "?";
+  }
+}
+
+}  // namespace vtick

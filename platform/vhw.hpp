@@ -1,0 +1,58 @@
+// The virtual hardware: everything a guest CPU can do that the hypervisor sees, and nothing else.
+#pragma once
+#include <cstdint>
+
+#include "core/time.hpp"
+
+namespace vtick {
+
+// Interrupt vectors the model delivers (x86 names; arm64 uses the vtimer PPI and SGIs).
+enum class IrqVector : std::uint8_t {
+  LocalTimer,    // LAPIC timer (TSC-deadline) / EL1 virtual timer PPI 27
+  Reschedule,    // RESCHEDULE_VECTOR / IPI_RESCHEDULE SGI
+  CallFunction,  // CALL_FUNCTION_SINGLE_VECTOR / IPI_CALL_FUNC SGI (irq_work, nohz kicks)
+  Count
+};
+const char* irq_vector_name(IrqVector v);
+
+// The guest's interrupt descriptor table: the hardware calls it when it delivers.
+class GuestIrqSink {
+ public:
+  virtual ~GuestIrqSink() = default;
+  virtual void handle_irq(IrqVector v) = 0;
+};
+
+// One virtual CPU as its guest kernel sees it. The guest and the host meet only here,
+// exactly where a real guest and KVM meet: instructions that exit or are observable
+// by the hypervisor (HLT/WFI, timer-deadline and timer-control writes, IPI writes,
+// MSR_KVM_POLL_CONTROL), interrupt delivery, and the clocks (kvm-clock, steal clock).
+class VirtualCpu {
+ public:
+  virtual ~VirtualCpu() = default;
+  virtual int cpu_id() const = 0;
+  virtual sim_ns clock() const = 0;        // kvm-clock / CNTVCT: no exit
+  virtual sim_ns steal_clock() const = 0;  // MSR_KVM_STEAL_TIME / PV_TIME_ST record
+
+  // Execute `work` ns of guest instructions (at nominal speed). With interrupts
+  // enabled, a pending interrupt is delivered to the GuestIrqSink at the instant it
+  // arrives and the call returns the work left, so the guest can reschedule; with
+  // interrupts disabled interrupts stay pending. Returns 0 when all work is done.
+  virtual sim_ns run(sim_ns work) = 0;
+  virtual void local_irq_disable() = 0;
+  virtual void local_irq_enable() = 0;     // delivers what is pending
+  virtual bool irqs_disabled() const = 0;
+
+  // "sti; hlt" (x86 safe_halt) / "wfi" (arm64): returns once the CPU is running again,
+  // after delivering the interrupt that woke it.
+  virtual void safe_halt() = 0;
+
+  // The per-CPU timer's registers: x86 lapic-deadline (IA32_TSC_DEADLINE, x2APIC LVTT),
+  // arm64 EL1 virtual timer (CNTV_CVAL_EL0, CNTV_CTL_EL0). A deadline of 0 disarms.
+  virtual void timer_write_deadline(sim_ns deadline) = 0;
+  virtual void timer_write_control(bool enabled) = 0;
+
+  virtual void send_ipi(int dest_cpu, IrqVector v) = 0;  // x2APIC ICR / ICC_SGI1R_EL1
+  virtual void write_poll_control(bool host_poll_allowed) = 0;  // MSR_KVM_POLL_CONTROL
+};
+
+}  // namespace vtick

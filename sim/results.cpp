@@ -1,0 +1,152 @@
+#include "sim/results.hpp"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <xbt/base.h>
+#include <simgrid/version.h>
+
+#include "sim/stats.hpp"
+#include "vtick_version.hpp"
+
+namespace vtick {
+
+using json = nlohmann::ordered_json;
+
+std::string version_line() {
+  return std::string("vtick ") + VTICK_VERSION + " (git " + VTICK_GIT_REV + ", " + SIMGRID_VERSION_STRING + ")";
+}
+
+namespace {
+
+double sum_over_vcpus(const Scenario& sc, const Metrics& m, const std::string& suffix) {
+  double s = 0;
+  for (int i = 0; i < sc.vcpus; ++i) s += m.get("vcpu" + std::to_string(i) + "." + suffix);
+  return s;
+}
+
+void set_number(json& j, const std::string& key, double v) {
+  if (std::fabs(v) < 9.0e15 && v == std::floor(v)) j[key] = static_cast<long long>(v);
+  else j[key] = v;
+}
+
+// "a.b.c" -> j["a"]["b"]["c"]
+json& at_path(json& root, const std::string& dotted, std::string& leaf) {
+  json* cur = &root;
+  std::size_t start = 0, dot;
+  while ((dot = dotted.find('.', start)) != std::string::npos) {
+    cur = &(*cur)[dotted.substr(start, dot - start)];
+    start = dot + 1;
+  }
+  leaf = dotted.substr(start);
+  return *cur;
+}
+
+}  // namespace
+
+std::vector<Headline> headlines(const Scenario& sc, const RunResult& r) {
+  const Metrics& m = r.metrics;
+  double secs = static_cast<double>(r.measured_ns) * 1e-9;
+  double vcpu_ns = static_cast<double>(r.measured_ns) * sc.vcpus;
+  auto per_s = [&](double x) { return secs > 0 ? x / secs : 0; };
+  auto pct = [&](double x, double of) { return of > 0 ? 100.0 * x / of : 0; };
+  double attempted = sum_over_vcpus(sc, m, "kvm.halt_attempted_poll");
+  double success = sum_over_vcpus(sc, m, "kvm.halt_successful_poll");
+  double poll_ns = sum_over_vcpus(sc, m, "kvm.halt_poll_success_ns") + sum_over_vcpus(sc, m, "kvm.halt_poll_fail_ns");
+  double co_busy = 0, cores_ns = 0;
+  for (int t = 0; t < sc.shape.cores * sc.shape.threads_per_core; ++t) {
+    std::string k = "pcpu" + std::to_string(t) + ".smt_co_busy_ns";
+    if (m.has(k) && t < sc.shape.cores) { co_busy += m.get(k); cores_ns += static_cast<double>(r.measured_ns); }
+  }
+  std::vector<Headline> h = {
+      {"ops_per_s", r.ops_name + "/s", "1/s", per_s(m.get("workload.ops"))},
+      {"wake_latency_p50_us", "wake-up latency p50", "us", percentile(r.wake_latency_ns, 50) / 1e3},
+      {"wake_latency_p99_us", "wake-up latency p99", "us", percentile(r.wake_latency_ns, 99) / 1e3},
+      {"tick_wakeups_per_s", "tick wake-ups of halted vCPUs/s", "1/s", per_s(sum_over_vcpus(sc, m, "idle.tick_woken_halts"))},
+      {"ticks_idle_per_s", "ticks taken in idle/s", "1/s", per_s(sum_over_vcpus(sc, m, "tick.ticks_idle"))},
+      {"ticks_busy_per_s", "ticks taken busy/s", "1/s", per_s(sum_over_vcpus(sc, m, "tick.ticks_busy"))},
+      {"tick_stops_per_s", "tick stops/s", "1/s", per_s(sum_over_vcpus(sc, m, "tick.stops"))},
+      {"halt_exits_per_s", "HLT/WFI exits/s", "1/s", per_s(sum_over_vcpus(sc, m, "kvm.halt_exits"))},
+      {"timer_exits_per_s", "timer-write exits/s", "1/s",
+       per_s(sum_over_vcpus(sc, m, "exits.msr_tsc_deadline") + sum_over_vcpus(sc, m, "exits.apic_lvtt"))},
+      {"ipi_exits_per_s", "IPI exits/s", "1/s", per_s(sum_over_vcpus(sc, m, "exits.ipi"))},
+      {"exits_per_s", "VM exits/s (all)", "1/s", per_s(sum_over_vcpus(sc, m, "exits.total"))},
+      {"halt_poll_success_pct", "halt-poll success", "%", pct(success, attempted)},
+      {"halt_poll_time_pct", "halt-poll time", "% of vCPU time", pct(poll_ns, vcpu_ns)},
+      {"blocked_pct", "blocked (vCPU thread asleep)", "% of vCPU time", pct(sum_over_vcpus(sc, m, "host_time.blocked_ns"), vcpu_ns)},
+      {"guest_mode_pct", "in guest mode", "% of vCPU time", pct(sum_over_vcpus(sc, m, "host_time.guest_ns"), vcpu_ns)},
+      {"steal_pct", "steal", "% of vCPU time", pct(sum_over_vcpus(sc, m, "steal_ns"), vcpu_ns)},
+      {"smt_co_busy_pct", "SMT co-busy", "% of core time", pct(co_busy, cores_ns)},
+  };
+  return h;
+}
+
+std::string results_json(const Scenario& sc, const RunResult& r, bool timing) {
+  json j;
+  json& man = j["manifest"];
+  man["tool"] = "vtick";
+  man["version"] = VTICK_VERSION;
+  man["git_revision"] = VTICK_GIT_REV;
+  man["simgrid_version"] = SIMGRID_VERSION_STRING;
+  man["scenario"] = sc.source;
+  man["seed"] = sc.run.seed;
+  man["simulated_ns"] = sc.run.duration;
+  man["measured_ns"] = r.measured_ns;
+  man["simgrid_events"] = r.sg_events;
+  man["status"] = r.failed ? "failed" : "ok";
+  if (r.failed) man["error"] = r.error;
+  if (timing) {
+    man["wall_seconds"] = r.wall_seconds;
+    man["simulated_seconds_per_wall_second"] = r.wall_seconds > 0 ? static_cast<double>(sc.run.duration) * 1e-9 / r.wall_seconds : 0;
+    man["events_per_wall_second"] = r.wall_seconds > 0 ? static_cast<double>(r.sg_events) / r.wall_seconds : 0;
+  }
+  json& cfg = j["config"];
+  for (const auto& [k, v] : sc.resolved) {
+    std::string leaf;
+    json& parent = at_path(cfg, k, leaf);
+    std::visit([&](const auto& x) { parent[leaf] = x; }, v);
+  }
+  json& sum = j["summary"];
+  sum["ops_name"] = r.ops_name;
+  for (const auto& h : headlines(sc, r)) set_number(sum, h.key, h.value);
+  json& met = j["metrics"];
+  for (const auto& m : r.metrics.all()) set_number(met, m.name, m.value);
+  return j.dump(2) + "\n";
+}
+
+void print_run_table(std::FILE* out, const Scenario& sc, const RunResult& r) {
+  std::fprintf(out, "%s\n", version_line().c_str());
+  std::fprintf(out, "scenario %s: %s (%s), %d vCPU, HZ=%d, policy %s, workload %s, seed %llu\n", sc.source.c_str(),
+               sc.shape.name.c_str(), sc.shape.arch.c_str(), sc.vcpus, sc.guest.hz, sc.guest.tick_policy.c_str(),
+               sc.workload.kind.c_str(), static_cast<unsigned long long>(sc.run.seed));
+  std::fprintf(out, "simulated %s (measured %s) in %.2f s wall: %.2f simulated s per wall s, %.0f SimGrid events/s\n\n",
+               format_duration(sc.run.duration).c_str(), format_duration(r.measured_ns).c_str(), r.wall_seconds,
+               r.wall_seconds > 0 ? static_cast<double>(sc.run.duration) * 1e-9 / r.wall_seconds : 0.0,
+               r.wall_seconds > 0 ? static_cast<double>(r.sg_events) / r.wall_seconds : 0.0);
+  for (const auto& h : headlines(sc, r)) std::fprintf(out, "  %-34s %12.2f %s\n", h.label.c_str(), h.value, h.unit.c_str());
+
+  const Metrics& m = r.metrics;
+  double secs = static_cast<double>(r.measured_ns) * 1e-9;
+  struct Row { const char* label; std::string suffix; bool rate; };
+  const Row rows[] = {
+      {"ticks/s", "tick.ticks", true},           {"  in idle/s", "tick.ticks_idle", true},
+      {"idle episodes/s", "idle.episodes", true}, {"HLT/WFI exits/s", "kvm.halt_exits", true},
+      {"tick stops/s", "tick.stops", true},       {"timer writes/s", "clockevent.deadline_writes", true},
+      {"IPI exits/s", "exits.ipi", true},         {"polls ok/s", "kvm.halt_successful_poll", true},
+      {"polls tried/s", "kvm.halt_attempted_poll", true}, {"blocks/s", "host.blocks", true},
+      {"halt_poll_ns (end)", "kvm.halt_poll_ns", false},
+  };
+  std::fprintf(out, "\n  %-22s", "per vCPU");
+  for (int i = 0; i < sc.vcpus; ++i) std::fprintf(out, " %10s", ("vcpu" + std::to_string(i)).c_str());
+  std::fprintf(out, "\n");
+  for (const Row& row : rows) {
+    std::fprintf(out, "  %-22s", row.label);
+    for (int i = 0; i < sc.vcpus; ++i) {
+      double v = m.get("vcpu" + std::to_string(i) + "." + row.suffix);
+      std::fprintf(out, " %10.0f", row.rate && secs > 0 ? v / secs : v);
+    }
+    std::fprintf(out, "\n");
+  }
+  if (r.failed) std::fprintf(out, "\nFAILED: %s\n", r.error.c_str());
+}
+
+}  // namespace vtick

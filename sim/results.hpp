@@ -1,0 +1,30 @@
+// What a run reports: headline numbers, the JSON results file and the stdout table.
+#pragma once
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "sim/scenario.hpp"
+#include "sim/simulation.hpp"
+
+namespace vtick {
+
+// A headline number: VM-wide, normalised per second of measured time or as a share.
+struct Headline {
+  std::string key;    // JSON key in "summary"
+  std::string label;  // for tables
+  std::string unit;
+  double value;
+};
+
+std::vector<Headline> headlines(const Scenario& sc, const RunResult& r);
+
+// The results document. Wall-clock fields (which differ run to run) are included
+// only with `timing`, so that the same scenario and seed give byte-identical files.
+std::string results_json(const Scenario& sc, const RunResult& r, bool timing);
+
+void print_run_table(std::FILE* out, const Scenario& sc, const RunResult& r);
+
+std::string version_line();  // "vtick 0.1.0 (git abc, SimGrid 3.32)"
+
+}  // namespace vtick

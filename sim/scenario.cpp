@@ -1,0 +1,419 @@
+// Scenario loading: toml++ parses (it keeps each value's line and column for errors);
+// this file validates every key against the schema and resolves defaults.
+#include "sim/scenario.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "guest/tick_policy.hpp"
+
+namespace vtick {
+
+namespace {
+
+enum class VType { Int, Float, Str, Duration };
+
+struct Spec {
+  std::string key;
+  VType type;
+  double lo = 0, hi = 0;               // numeric range (durations in ns); lo > hi: none
+  std::vector<std::string> choices;    // allowed strings (empty: any)
+  std::string help;
+};
+
+struct Raw {
+  VType type;
+  std::int64_t i = 0;
+  double f = 0;
+  std::string s;
+  std::string text;   // as written
+  std::string where;  // "file:line:col" or "--set"
+};
+
+const char* kSections[] = {"platform", "host", "host.kvm", "host.costs", "guest", "guest.costs", "workload", "run"};
+
+std::vector<std::string> policy_names() {
+  std::vector<std::string> v;
+  for (const auto& p : tick_policies()) v.push_back(p.name);
+  return v;
+}
+
+const std::vector<Spec>& specs() {
+  static const std::vector<Spec> s = [] {
+    const double NS = 1, US = 1e3, S = 1e9;  // durations are checked in ns
+    std::vector<Spec> v = {
+        {"platform.shape", VType::Str, 1, 0, {}, "shape from the catalog, or generic"},
+        {"platform.arch", VType::Str, 1, 0, arch_names(), "cost table (generic shape only)"},
+        {"platform.cores", VType::Int, 1, 256, {}, "host cores (generic shape only)"},
+        {"platform.threads_per_core", VType::Int, 1, 2, {}, "SMT threads per core (generic shape only)"},
+        {"platform.vcpus", VType::Int, 1, 512, {}, "vCPUs, pinned 1:1 to hardware threads"},
+        {"host.idle_state", VType::Str, 1, 0, {"C1", "C1E", "C6"}, "host C-state an idle hardware thread reaches"},
+        {"host.kvm.halt_poll_ns", VType::Int, 0, 10e6, {}, "KVM module parameter halt_poll_ns"},
+        {"host.kvm.halt_poll_ns_grow", VType::Int, 0, 64, {}, "KVM module parameter halt_poll_ns_grow"},
+        {"host.kvm.halt_poll_ns_grow_start", VType::Int, 0, 10e6, {}, "KVM module parameter halt_poll_ns_grow_start"},
+        {"host.kvm.halt_poll_ns_shrink", VType::Int, 0, 64, {}, "KVM module parameter halt_poll_ns_shrink"},
+        {"host.kvm.max_halt_poll_ns", VType::Int, -1, 10e6, {}, "per-VM KVM_CAP_HALT_POLL override (-1: not set)"},
+        {"guest.hz", VType::Int, 1, 0, {}, "CONFIG_HZ"},
+        {"guest.tick_policy", VType::Str, 1, 0, policy_names(), "idle tick-stop variant"},
+        {"guest.cpuidle_driver", VType::Str, 1, 0, {"none"}, "guest cpuidle driver"},
+        {"guest.cmdline", VType::Str, 1, 0, {}, "guest boot parameters"},
+        {"guest.timer_slack", VType::Duration, 0, 1e9 * NS, {}, "task timer_slack_ns"},
+        {"workload.kind", VType::Str, 1, 0, workload_kinds(), "workload"},
+        {"workload.tasks", VType::Int, 1, 4096, {}, "periodic: number of tasks"},
+        {"workload.work", VType::Duration, 1, 10 * S, {}, "periodic/pingpong: work per loop"},
+        {"workload.sleep", VType::Duration, 1, 10 * S, {}, "periodic: sleep per loop"},
+        {"workload.cpu_a", VType::Int, 0, 511, {}, "pingpong: CPU of the first task"},
+        {"workload.cpu_b", VType::Int, 0, 511, {}, "pingpong: CPU of the second task"},
+        {"run.duration", VType::Duration, 1 * US, 3600 * S, {}, "simulated time"},
+        {"run.warmup", VType::Duration, 0, 3600 * S, {}, "simulated time before measuring"},
+        {"run.seed", VType::Int, 0, 9.0e15, {}, "seed of every random stream"},
+    };
+    for (const auto& r : arch_table("skylake-sp").rows)
+      v.push_back({"host.costs." + r.key, VType::Float, 1, 0, {}, cost_description(r.key)});
+    for (const auto& r : guest_cost_rows()) v.push_back({"guest.costs." + r.key, VType::Int, 1, 0, {}, r.source});
+    return v;
+  }();
+  return s;
+}
+
+const Spec* find_spec(const std::string& key) {
+  for (const auto& s : specs())
+    if (s.key == key) return &s;
+  return nullptr;
+}
+
+bool is_section(const std::string& k) {
+  for (const char* s : kSections)
+    if (k == s) return true;
+  return false;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> d(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) d[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t prev = d[0];
+    d[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t cur = d[j];
+      d[j] = std::min({d[j] + 1, d[j - 1] + 1, prev + (a[i - 1] != b[j - 1] ? 1u : 0u)});
+      prev = cur;
+    }
+  }
+  return d[b.size()];
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
+  return s;
+}
+
+[[noreturn]] void fail(const std::string& where, const std::string& msg) { throw InputError(where + ": " + msg); }
+
+std::string unknown_key_message(const std::string& key) {
+  std::string section = key.substr(0, key.rfind('.'));
+  std::vector<std::string> same;
+  std::string best;
+  std::size_t best_d = 3;
+  for (const auto& s : specs()) {
+    if (s.key.substr(0, s.key.rfind('.')) == section) same.push_back(s.key.substr(section.size() + 1));
+    std::size_t d = edit_distance(key, s.key);
+    if (d < best_d) { best_d = d; best = s.key; }
+  }
+  std::string m = "unknown key '" + key + "'";
+  if (!best.empty()) m += " (did you mean '" + best + "'?)";
+  if (!same.empty()) m += "; keys of [" + section + "]: " + join(same);
+  else m += "; sections: " + join(std::vector<std::string>(std::begin(kSections), std::end(kSections)));
+  return m;
+}
+
+std::string range_text(const Spec& s) {
+  auto num = [&](double x) {
+    if (s.type == VType::Duration) return format_duration(static_cast<sim_ns>(x));
+    std::ostringstream o;
+    o << static_cast<long long>(x);
+    return o.str();
+  };
+  return "allowed " + num(s.lo) + " .. " + num(s.hi);
+}
+
+// Checks a value's type and its schema-level range or choices.
+Raw check(const Spec& s, Raw r) {
+  const std::string head = s.key + " = " + r.text;
+  switch (s.type) {
+    case VType::Int:
+      if (r.type != VType::Int) fail(r.where, head + ": must be an integer");
+      if (s.lo <= s.hi && (r.i < s.lo || r.i > s.hi)) fail(r.where, head + ": out of range; " + range_text(s));
+      break;
+    case VType::Float:
+      if (r.type == VType::Int) r.f = static_cast<double>(r.i);
+      else if (r.type != VType::Float) fail(r.where, head + ": must be a number");
+      r.type = VType::Float;
+      break;
+    case VType::Str:
+      if (r.type != VType::Str) fail(r.where, head + ": must be a string");
+      if (!s.choices.empty() && std::find(s.choices.begin(), s.choices.end(), r.s) == s.choices.end())
+        fail(r.where, head + ": allowed values: " + join(s.choices));
+      break;
+    case VType::Duration: {
+      sim_ns ns = 0;
+      if (r.type != VType::Str || !parse_duration(r.s, ns))
+        fail(r.where, head + ": must be a duration with a unit (ns, us, ms, s), e.g. \"10ms\"");
+      if (ns < s.lo || ns > s.hi) fail(r.where, head + ": out of range; " + range_text(s));
+      r.i = ns;
+      r.type = VType::Duration;
+      break;
+    }
+  }
+  return r;
+}
+
+// A scalar TOML value as a Raw (text stays empty for arrays, tables, booleans, dates).
+Raw from_node(const toml::node& n) {
+  Raw r;
+  if (auto v = n.as_integer()) { r.type = VType::Int; r.i = v->get(); r.text = std::to_string(r.i); }
+  else if (auto f = n.as_floating_point()) {
+    r.type = VType::Float;
+    r.f = f->get();
+    std::ostringstream o;
+    o << r.f;
+    r.text = o.str();
+  } else if (auto st = n.as_string()) { r.type = VType::Str; r.s = st->get(); r.text = "\"" + r.s + "\""; }
+  return r;
+}
+
+void collect(const toml::table& t, const std::string& prefix, const std::string& file, std::map<std::string, Raw>& out) {
+  for (auto&& [k, node] : t) {
+    std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+    const auto& src = node.source();
+    std::string where = file + ":" + std::to_string(src.begin.line) + ":" + std::to_string(src.begin.column);
+    if (node.is_table()) {
+      if (!is_section(key)) fail(where, "unknown section [" + key + "]; sections: " + join(std::vector<std::string>(std::begin(kSections), std::end(kSections))));
+      collect(*node.as_table(), key, file, out);
+      continue;
+    }
+    const Spec* s = find_spec(key);
+    if (!s) fail(where, unknown_key_message(key));
+    Raw r = from_node(node);
+    r.where = where;
+    if (r.text.empty()) fail(where, s->key + ": unsupported value type (use a number or a string)");
+    out[key] = check(*s, r);
+  }
+}
+
+// "section.key=value": the value is read as a TOML value, or else as a bare string.
+void apply_set(const std::string& set, std::map<std::string, Raw>& out) {
+  std::string where = "--set '" + set + "'";
+  auto eq = set.find('=');
+  if (eq == std::string::npos || eq == 0) fail(where, "expected section.key=value");
+  std::string key = set.substr(0, eq), val = set.substr(eq + 1);
+  const Spec* s = find_spec(key);
+  if (!s) fail(where, unknown_key_message(key));
+  Raw r;
+  try {
+    toml::table t = toml::parse("v = " + val);
+    r = from_node(*t.get("v"));
+  } catch (const toml::parse_error&) {
+  }
+  if (r.text.empty()) {  // not a TOML scalar: take it as a bare string
+    r.type = VType::Str;
+    r.s = val;
+  }
+  r.text = val;
+  r.where = where;
+  out[key] = check(*s, r);
+}
+
+// Accessors over the collected values with defaults.
+struct Values {
+  std::map<std::string, Raw>& raw;
+  bool has(const std::string& k) const { return raw.count(k) != 0; }
+  const Raw& at(const std::string& k) const { return raw.at(k); }
+  std::int64_t i(const std::string& k, std::int64_t d) const { return has(k) ? at(k).i : d; }
+  double f(const std::string& k, double d) const { return has(k) ? at(k).f : d; }
+  std::string s(const std::string& k, const std::string& d) const { return has(k) ? at(k).s : d; }
+  std::string where(const std::string& k) const { return has(k) ? at(k).where : "default"; }
+};
+
+}  // namespace
+
+const std::vector<std::string>& workload_kinds() {
+  static const std::vector<std::string> k = {"periodic", "pingpong"};
+  return k;
+}
+
+std::vector<std::pair<std::string, std::string>> scenario_keys() {
+  std::vector<std::pair<std::string, std::string>> v;
+  for (const auto& s : specs()) {
+    std::string t = s.type == VType::Int ? "integer" : s.type == VType::Float ? "number" : s.type == VType::Str ? "string" : "duration";
+    if (!s.choices.empty()) t += " {" + join(s.choices, "|") + "}";
+    v.emplace_back(s.key, t + ": " + s.help);
+  }
+  return v;
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& sets) {
+  std::map<std::string, Raw> raw;
+  Scenario sc;
+  sc.source = path.empty() ? "<built-in>" : path;
+  if (!path.empty()) {
+    toml::table tbl;
+    try {
+      tbl = toml::parse_file(path);
+    } catch (const toml::parse_error& e) {
+      const auto& b = e.source().begin;
+      std::string m = std::string(e.description());
+      if (m.find("No such file") != std::string::npos || m.find("could not be opened") != std::string::npos || !b.line)
+        throw InputError(path + ": " + m);
+      throw InputError(path + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": TOML syntax error: " + m);
+    }
+    collect(tbl, "", path, raw);
+  }
+  for (const auto& s : sets) apply_set(s, raw);
+  Values v{raw};
+
+  // platform
+  std::string shape = v.s("platform.shape", "VM.Standard2.1");
+  bool generic = shape == "generic";
+  for (const char* k : {"platform.arch", "platform.cores", "platform.threads_per_core"})
+    if (v.has(k) && !generic) fail(v.where(k), std::string(k) + ": only allowed with platform.shape = \"generic\" (the shape " + shape + " fixes it)");
+  if (generic) {
+    sc.shape.name = "generic";
+    sc.shape.arch = v.s("platform.arch", "skylake-sp");
+    sc.shape.cores = static_cast<int>(v.i("platform.cores", 1));
+    sc.shape.threads_per_core = static_cast<int>(v.i("platform.threads_per_core", arch_table(sc.shape.arch).costs.smt ? 2 : 1));
+    sc.shape.default_hz = arch_table(sc.shape.arch).costs.isa == Isa::X86_64 ? 1000 : 250;
+    if (sc.shape.threads_per_core == 2 && !arch_table(sc.shape.arch).costs.smt)
+      fail(v.where("platform.threads_per_core"), "platform.threads_per_core = 2: " + sc.shape.arch + " has no SMT; allowed 1");
+  } else if (!lookup_shape(shape, sc.shape)) {
+    fail(v.where("platform.shape"), "platform.shape = \"" + shape + "\": unknown shape; allowed: " + shape_allowed_text());
+  }
+  sc.costs = arch_table(sc.shape.arch).costs;
+  sc.vcpus = static_cast<int>(v.i("platform.vcpus", sc.shape.vcpus()));
+  if (sc.vcpus > sc.shape.vcpus())
+    fail(v.where("platform.vcpus"), "platform.vcpus = " + std::to_string(sc.vcpus) + ": " + sc.shape.name + " has " +
+                                        std::to_string(sc.shape.vcpus()) + " hardware threads; allowed 1 .. " + std::to_string(sc.shape.vcpus()));
+
+  // host
+  for (const auto& row : arch_table(sc.shape.arch).rows) {
+    std::string k = "host.costs." + row.key;
+    if (!v.has(k)) continue;
+    double x = v.f(k, row.value);
+    if (x < row.lo || x > row.hi) {
+      std::ostringstream o;
+      o << k << " = " << v.at(k).text << ": out of range for " << sc.shape.arch << "; allowed " << row.lo << " .. " << row.hi << " " << row.unit;
+      fail(v.where(k), o.str());
+    }
+    set_cost(sc.costs, row.key, x);
+  }
+  HostCState cs;
+  parse_cstate(v.s("host.idle_state", "C1"), cs);
+  sc.host.idle_state = cs;
+  KvmParams& kp = sc.host.kvm;
+  kp.halt_poll_ns = v.i("host.kvm.halt_poll_ns", default_halt_poll_ns(sc.costs.isa));
+  kp.halt_poll_ns_grow = static_cast<unsigned>(v.i("host.kvm.halt_poll_ns_grow", 2));
+  kp.halt_poll_ns_grow_start = v.i("host.kvm.halt_poll_ns_grow_start", 10000);
+  kp.halt_poll_ns_shrink = static_cast<unsigned>(v.i("host.kvm.halt_poll_ns_shrink", 2));
+  kp.vm_max_halt_poll_ns = v.i("host.kvm.max_halt_poll_ns", -1);
+
+  // guest
+  GuestParams& g = sc.guest;
+  g.isa = sc.costs.isa;
+  g.hz = static_cast<int>(v.i("guest.hz", sc.shape.default_hz));
+  const auto& hzs = allowed_hz();
+  if (std::find(hzs.begin(), hzs.end(), g.hz) == hzs.end())
+    fail(v.where("guest.hz"), "guest.hz = " + std::to_string(g.hz) + ": allowed values (Kconfig HZ_*): 100, 250, 300, 1000");
+  g.tick_policy = v.s("guest.tick_policy", "legacy");
+  g.cpuidle_driver = v.s("guest.cpuidle_driver", "none");
+  g.cmdline = v.s("guest.cmdline", "");
+  std::string err = parse_cmdline(g.cmdline, g);
+  if (!err.empty()) fail(v.where("guest.cmdline"), "guest.cmdline = \"" + g.cmdline + "\": " + err);
+  g.timer_slack_ns = v.i("guest.timer_slack", 50000);
+  for (const auto& row : guest_cost_rows()) {
+    std::string k = "guest.costs." + row.key;
+    if (!v.has(k)) continue;
+    std::int64_t x = v.i(k, 0);
+    if (x < row.lo || x > row.hi)
+      fail(v.where(k), k + " = " + v.at(k).text + ": out of range; allowed " + std::to_string(static_cast<long long>(row.lo)) + " .. " +
+                           std::to_string(static_cast<long long>(row.hi)) + " ns");
+    set_guest_cost(g.costs, row.key, static_cast<double>(x));
+  }
+
+  // workload
+  WorkloadSpec& w = sc.workload;
+  w.kind = v.s("workload.kind", "pingpong");
+  const std::map<std::string, std::vector<std::string>> applies = {
+      {"periodic", {"workload.tasks", "workload.work", "workload.sleep"}},
+      {"pingpong", {"workload.work", "workload.cpu_a", "workload.cpu_b"}},
+  };
+  for (const auto& [k, r] : raw) {
+    if (k.rfind("workload.", 0) != 0 || k == "workload.kind") continue;
+    const auto& ok = applies.at(w.kind);
+    if (std::find(ok.begin(), ok.end(), k) == ok.end())
+      fail(r.where, k + ": does not apply to workload.kind = \"" + w.kind + "\"; its keys: " + join(ok));
+  }
+  w.tasks = static_cast<int>(v.i("workload.tasks", sc.vcpus));
+  w.work = v.i("workload.work", w.kind == "periodic" ? 300 * NSEC_PER_USEC : 50 * NSEC_PER_USEC);
+  w.sleep = v.i("workload.sleep", 700 * NSEC_PER_USEC);
+  w.cpu_a = static_cast<int>(v.i("workload.cpu_a", 0));
+  w.cpu_b = static_cast<int>(v.i("workload.cpu_b", 1));
+  if (w.kind == "pingpong") {
+    for (const char* k : {"workload.cpu_a", "workload.cpu_b"}) {
+      int c = static_cast<int>(v.i(k, k[13] == 'a' ? 0 : 1));
+      if (c >= sc.vcpus) fail(v.where(k), std::string(k) + " = " + std::to_string(c) + ": the VM has " + std::to_string(sc.vcpus) + " vCPUs; allowed 0 .. " + std::to_string(sc.vcpus - 1));
+    }
+    if (w.cpu_a == w.cpu_b) fail(v.where("workload.cpu_b"), "workload.cpu_b = " + std::to_string(w.cpu_b) + ": must differ from workload.cpu_a");
+  }
+
+  // run
+  sc.run.duration = v.i("run.duration", NSEC_PER_SEC);
+  sc.run.warmup = v.i("run.warmup", 0);
+  sc.run.seed = static_cast<std::uint64_t>(v.i("run.seed", 1));
+  if (sc.run.warmup >= sc.run.duration)
+    fail(v.where("run.warmup"), "run.warmup = " + format_duration(sc.run.warmup) + ": must be shorter than run.duration (" + format_duration(sc.run.duration) + ")");
+
+  // the resolved configuration, every key with its effective value
+  auto& r = sc.resolved;
+  r.emplace_back("platform.shape", sc.shape.name);
+  r.emplace_back("platform.arch", sc.shape.arch);
+  r.emplace_back("platform.cores", std::int64_t{sc.shape.cores});
+  r.emplace_back("platform.threads_per_core", std::int64_t{sc.shape.threads_per_core});
+  r.emplace_back("platform.vcpus", std::int64_t{sc.vcpus});
+  r.emplace_back("host.idle_state", std::string(cstate_name(sc.host.idle_state)));
+  r.emplace_back("host.kvm.halt_poll_ns", kp.halt_poll_ns);
+  r.emplace_back("host.kvm.halt_poll_ns_grow", std::int64_t{kp.halt_poll_ns_grow});
+  r.emplace_back("host.kvm.halt_poll_ns_grow_start", kp.halt_poll_ns_grow_start);
+  r.emplace_back("host.kvm.halt_poll_ns_shrink", std::int64_t{kp.halt_poll_ns_shrink});
+  r.emplace_back("host.kvm.max_halt_poll_ns", kp.vm_max_halt_poll_ns);
+  for (const auto& row : arch_table(sc.shape.arch).rows) {
+    double val = v.has("host.costs." + row.key) ? v.f("host.costs." + row.key, row.value) : row.value;
+    r.emplace_back("host.costs." + row.key, val);
+  }
+  r.emplace_back("guest.hz", std::int64_t{g.hz});
+  r.emplace_back("guest.tick_policy", g.tick_policy);
+  r.emplace_back("guest.cpuidle_driver", g.cpuidle_driver);
+  r.emplace_back("guest.cmdline", g.cmdline);
+  r.emplace_back("guest.timer_slack", format_duration(g.timer_slack_ns));
+  for (const auto& row : guest_cost_rows())
+    r.emplace_back("guest.costs." + row.key, v.i("guest.costs." + row.key, static_cast<std::int64_t>(row.value)));
+  r.emplace_back("workload.kind", w.kind);
+  if (w.kind == "periodic") {
+    r.emplace_back("workload.tasks", std::int64_t{w.tasks});
+    r.emplace_back("workload.work", format_duration(w.work));
+    r.emplace_back("workload.sleep", format_duration(w.sleep));
+  } else {
+    r.emplace_back("workload.work", format_duration(w.work));
+    r.emplace_back("workload.cpu_a", std::int64_t{w.cpu_a});
+    r.emplace_back("workload.cpu_b", std::int64_t{w.cpu_b});
+  }
+  r.emplace_back("run.duration", format_duration(sc.run.duration));
+  r.emplace_back("run.warmup", format_duration(sc.run.warmup));
+  r.emplace_back("run.seed", static_cast<std::int64_t>(sc.run.seed));
+  return sc;
+}
+
+}  // namespace vtick

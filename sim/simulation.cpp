@@ -1,0 +1,158 @@
+#include "sim/simulation.hpp"
+
+#include <chrono>
+#include <memory>
+#include <simgrid/s4u.hpp>
+#include <xbt/log.h>
+
+#include "core/sg.hpp"
+#include "guest/kernel.hpp"
+#include "guest/workloads.hpp"
+#include "host/kvm.hpp"
+#include "platform/sg_platform.hpp"
+
+namespace vtick {
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+std::string lower(const char* s) { return s; }
+
+void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, const WorkloadSpec& w) {
+  m.counter("workload.ops", static_cast<double>(workload_ops(k, w)));
+  const SchedStats& ss = k.sched_stats;
+  m.counter("sched.switches", ss.switches);
+  m.counter("sched.wakeups_local", ss.wakeups_local);
+  m.counter("sched.wakeups_remote", ss.wakeups_remote);
+  m.counter("sched.resched_ipis", ss.resched_ipis);
+  m.counter("sched.wake_idle_without_ipi", ss.wake_idle_without_ipi);
+  m.counter("sched.preemptions", ss.preemptions);
+  for (int i = 0; i < vm.nr_vcpus(); ++i) {
+    const std::string p = "vcpu" + std::to_string(i) + ".";
+    const KvmVcpu& v = vm.vcpu(i);
+    const VcpuStats& s = v.stats();
+    // KVM stats (debugfs / binary stats names)
+    m.counter(p + "kvm.halt_exits", s.halt_exits);
+    m.counter(p + "kvm.halt_attempted_poll", s.halt.halt_attempted_poll);
+    m.counter(p + "kvm.halt_successful_poll", s.halt.halt_successful_poll);
+    m.counter(p + "kvm.halt_poll_invalid", s.halt.halt_poll_invalid);
+    m.counter(p + "kvm.halt_wakeup", s.halt.halt_wakeup);
+    m.counter(p + "kvm.halt_poll_success_ns", s.halt.halt_poll_success_ns);
+    m.counter(p + "kvm.halt_poll_fail_ns", s.halt.halt_poll_fail_ns);
+    m.counter(p + "kvm.halt_wait_ns", s.halt.halt_wait_ns);
+    m.gauge(p + "kvm.halt_poll_ns", v.halt_poll_ns());
+    m.counter(p + "kvm.halt_poll_grow", s.halt.halt_poll_grow);
+    m.counter(p + "kvm.halt_poll_shrink", s.halt.halt_poll_shrink);
+    // exits by reason
+    m.counter(p + "exits.hlt", s.exits.hlt);
+    m.counter(p + "exits.hlt_fastpath", s.exits.hlt_fastpath);
+    m.counter(p + "exits.msr_tsc_deadline", s.exits.msr_tsc_deadline);
+    m.counter(p + "exits.apic_lvtt", s.exits.apic_lvtt);
+    m.counter(p + "exits.ipi", s.exits.ipi);
+    m.counter(p + "exits.timer_expiry", s.exits.timer_expiry);
+    m.counter(p + "exits.total", s.exits.total());
+    m.counter(p + "host.blocks", s.blocks);
+    m.counter(p + "host.timer_wakeups", s.timer_wakeups);
+    m.counter(p + "host.ipi_wakeups", s.ipi_wakeups);
+    m.counter(p + "host.posted_irqs", s.posted_irqs);
+    m.counter(p + "host.guest_timer_fired", s.timer_fired);
+    auto vt = v.time_in_state(t);
+    for (size_t j = 0; j < vt.size(); ++j) m.counter(p + "host_time." + vcpu_state_name(static_cast<VcpuState>(j)) + "_ns", vt[j]);
+    m.counter(p + "steal_ns", v.steal_clock());
+    // guest side
+    GuestCpu& c = k.cpu(i);
+    const TickSchedStats& ts = c.tick().stats();
+    m.counter(p + "tick.idle_calls", ts.idle_calls);
+    m.counter(p + "tick.idle_sleeps", ts.idle_sleeps);
+    m.counter(p + "tick.ticks", ts.ticks);
+    m.counter(p + "tick.ticks_idle", ts.ticks_idle);
+    m.counter(p + "tick.ticks_busy", ts.ticks_busy);
+    m.counter(p + "tick.stops", ts.stops);
+    m.counter(p + "tick.restarts", ts.restarts);
+    m.counter(p + "tick.retains", ts.retains);
+    m.counter(p + "tick.do_timer_handovers", ts.do_timer_handovers);
+    m.counter(p + "tick.do_timer_takeovers", ts.do_timer_takeovers);
+    const ClockeventStats& ce = c.clockevent().stats();
+    m.counter(p + "clockevent.program", ce.program);
+    m.counter(p + "clockevent.stop", ce.stop);
+    m.counter(p + "clockevent.restart", ce.restart);
+    m.counter(p + "clockevent.deadline_writes", ce.deadline_writes);
+    m.counter(p + "clockevent.control_writes", ce.control_writes);
+    m.counter(p + "idle.episodes", c.idle_stats.episodes);
+    m.counter(p + "idle.halts", c.idle_stats.halts);
+    m.counter(p + "idle.halt_skipped", c.idle_stats.halt_skipped);
+    m.counter(p + "idle.retained_halts", c.idle_stats.retained_halts);
+    m.counter(p + "idle.tick_woken_halts", c.idle_stats.tick_woken_halts);
+    for (size_t j = 0; j < c.irqs.size(); ++j) m.counter(p + "irqs." + irq_vector_name(static_cast<IrqVector>(j)), c.irqs[j]);
+    auto gt = c.time_.totals(t);
+    for (size_t j = 0; j < gt.size(); ++j) m.counter(p + "guest_time." + guest_cpu_state_name(static_cast<GuestCpuState>(j)) + "_ns", gt[j]);
+  }
+  for (const auto& hw : machine.threads) {
+    const std::string p = "pcpu" + std::to_string(hw->id()) + ".";
+    auto b = hw->breakdown(t);
+    for (size_t j = 0; j < b.size(); ++j) m.counter(p + "time." + hw_activity_name(static_cast<HwActivity>(j)) + "_ns", b[j]);
+    auto cs = hw->idle_by_cstate(t);
+    for (int j = 0; j < kNumCStates; ++j) m.counter(p + "idle." + lower(cstate_name(static_cast<HostCState>(j))) + "_ns", cs[j]);
+    if (hw->sibling()) m.counter(p + "smt_co_busy_ns", hw->co_busy_ns(t));
+  }
+}
+
+}  // namespace
+
+RunResult run_simulation(const Scenario& sc) {
+  RunResult res;
+  auto wall0 = std::chrono::steady_clock::now();
+  xbt_log_control_set("root.thres:critical");
+  int argc = 1;
+  char arg0[] = "vtick";
+  char* argv[] = {arg0, nullptr};
+  sg4::Engine engine(&argc, argv);
+  bool deadlock = false;
+  sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });
+
+  std::unique_ptr<Machine> machine = build_machine(sc.shape.cores, sc.shape.threads_per_core, sc.costs);
+  Kvm vm(*machine, sc.host);
+  GuestKernel kernel(sc.guest, sc.vcpus);
+  for (int i = 0; i < sc.vcpus; ++i) {
+    KvmVcpu& v = vm.create_vcpu(i, machine->topology->placement(i));
+    GuestCpu& c = kernel.cpu(i);
+    c.attach(&v);
+    v.set_guest(&c, [&c] { c.cpu_startup_entry(); });
+  }
+  WorkloadInfo info = install_workload(kernel, sc.workload, sc.run.seed);
+  res.ops_name = info.metric_name;
+  for (auto& hw : machine->threads) hw->start(0);
+  for (int i = 0; i < sc.vcpus; ++i) vm.vcpu(i).start();
+
+  Metrics at_warmup;
+  if (sc.run.warmup > 0) engine.run_until(to_seconds(sc.run.warmup));
+  collect(at_warmup, now(), *machine, vm, kernel, sc.workload);
+  kernel.wake_latency.clear();
+  if (!simulation_failed()) engine.run_until(to_seconds(sc.run.duration));
+  sim_ns end = now();
+  Metrics at_end;
+  collect(at_end, end, *machine, vm, kernel, sc.workload);
+  res.metrics = at_end.since(at_warmup);
+  res.measured_ns = end - sc.run.warmup;
+  res.wake_latency_ns.assign(kernel.wake_latency.begin(), kernel.wake_latency.end());
+  const SgEventCounts& ev = sg_event_counts();
+  res.sg_events = ev.waits + ev.works + ev.rings;
+
+  if (simulation_failed()) {
+    res.failed = true;
+    res.error = failure_message();
+  } else if (deadlock) {
+    res.failed = true;
+    res.error = "SimGrid detected a deadlock: every actor is blocked with nothing scheduled";
+  } else if (end != sc.run.duration) {
+    res.failed = true;
+    res.error = "simulation stopped at " + format_duration(end) + " before its end " + format_duration(sc.run.duration);
+  }
+  stop_all_actors(machine->threads.front()->host());
+  engine.run();
+  res.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return res;
+}
+
+}  // namespace vtick

@@ -1,0 +1,27 @@
+// Assembly of one simulation (platform, KVM, guest, workload) and its run.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/time.hpp"
+#include "sim/metrics.hpp"
+#include "sim/scenario.hpp"
+
+namespace vtick {
+
+struct RunResult {
+  Metrics metrics;             // over the measured window (after warm-up)
+  std::string ops_name;        // what one workload op is
+  sim_ns measured_ns = 0;
+  std::vector<double> wake_latency_ns;  // guest task wake-up latencies in the window
+  double wall_seconds = 0;
+  std::uint64_t sg_events = 0; // SimGrid waits + executions + notifications
+  bool failed = false;
+  std::string error;
+};
+
+// Runs `sc` to its end. One simulation per process (SimGrid's engine is a singleton).
+RunResult run_simulation(const Scenario& sc);
+
+}  // namespace vtick
