@@ -77,6 +77,7 @@ int cmd_list(const std::string& what) {
   } else if (what == "policies") {
     for (const auto& p : tick_policies()) std::printf("%-13s %s\n", p.name.c_str(), p.origin.c_str());
   } else if (what == "workloads") {
+    std::printf("%-10s %s\n", "idle", "no tasks: the guest only idles and ticks");
     std::printf("%-10s %s\n", "periodic", "N tasks each alternating work W and sleep S (workload.tasks, .work, .sleep)");
     std::printf("%-10s %s\n", "pingpong", "two tasks on two CPUs waking each other by futex wait/wake (workload.work, .cpu_a, .cpu_b)");
   } else if (what == "keys") {

@@ -32,6 +32,14 @@ void stop_all_actors(sg4::Host* any_host) {
   sg4::Actor::create("stop", any_host, [] { request_stop(); });
 }
 
+static bool g_deadlock = false;
+void watch_for_deadlock() {
+  static bool registered = false;
+  if (!registered) sg4::Engine::on_deadlock_cb([] { g_deadlock = true; });
+  registered = true;
+}
+bool deadlock_detected() { return g_deadlock; }
+
 static void check_stop() {
   if (g_stopping) throw SimulationEnd{};
 }

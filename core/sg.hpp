@@ -28,6 +28,11 @@ bool stop_requested();
 // Spawns an actor at the current time that calls request_stop() (for use from main).
 void stop_all_actors(simgrid::s4u::Host* any_host);
 
+// SimGrid reports a deadlock (every actor blocked, nothing scheduled) and returns from
+// run_until() as if all were well; this turns its report into a flag.
+void watch_for_deadlock();
+bool deadlock_detected();
+
 enum class Woken { WorkDone, Bell, Deadline };
 class Doorbell;
 Woken wait_event(Doorbell& bell, const simgrid::s4u::ExecPtr& work, sim_ns deadline);

@@ -1,4 +1,5 @@
 // kernel/sched/idle.c: do_idle(), cpuidle_idle_call(), default_idle_call().
+#include "core/trace.hpp"
 #include "guest/kernel.hpp"
 
 namespace vtick {
@@ -35,9 +36,11 @@ void GuestCpu::default_idle_call() {
   ++idle_stats.halts;
   if (!tick_.tick_nohz_tick_stopped() && k_.policy().nohz) ++idle_stats.retained_halts;
   sim_ns t0 = now();
+  emit(t0, id_, "halt", tick_.tick_nohz_tick_stopped());
   enter_state(GuestCpuState::Halted);
   hw_->safe_halt();  // arch_cpu_idle(): sti; hlt  /  wfi
   enter_state(GuestCpuState::Idle);
+  emit(now(), id_, "halt_end");
   idle_hist_[idle_hist_pos_++ % idle_hist_.size()] = now() - t0;
 }
 
@@ -56,6 +59,7 @@ void GuestCpu::cpuidle_idle_call(bool got_tick) {
 // do_idle(): one idle episode, from picking the idle task to need_resched.
 void GuestCpu::do_idle() {
   ++idle_stats.episodes;
+  emit(now(), id_, "idle_enter");
   enter_state(GuestCpuState::Idle);
   polling = true;  // __current_set_polling()
   tick_.tick_nohz_idle_enter();
@@ -72,6 +76,7 @@ void GuestCpu::do_idle() {
   hw_->local_irq_enable();
   polling = false;  // __current_clr_polling()
   kernel_work(k_.params().costs.idle_exit_ns);
+  emit(now(), id_, "idle_exit");
 }
 
 }  // namespace vtick

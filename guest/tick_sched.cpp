@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/trace.hpp"
 #include "guest/kernel.hpp"
 
 namespace vtick {
@@ -71,6 +72,7 @@ void TickSched::tick_sched_handle() {
 // tick_nohz_handler(): the sched_timer callback.
 HrtimerRestart TickSched::tick_nohz_handler(sim_ns now) {
   ++stats_.ticks;
+  emit(now, cpu_.id(), "tick", inidle_, sched_timer_.expires);
   if (inidle_) ++stats_.ticks_idle;
   else ++stats_.ticks_busy;
   tick_sched_do_timer(now);
@@ -141,15 +143,18 @@ void TickSched::tick_nohz_idle_stop_tick() {
   else return;
   ++stats_.idle_calls;
   if (expires > 0) {
+    emit(cpu_.now(), cpu_.id(), "tick_stop", expires == KTIME_MAX ? -1 : expires);
     tick_nohz_stop_tick();
     ++stats_.idle_sleeps;
   } else {
+    emit(cpu_.now(), cpu_.id(), "tick_retain");
     tick_nohz_retain_tick();
   }
 }
 
 void TickSched::tick_nohz_idle_retain_tick() {
   ++stats_.retains;
+  emit(cpu_.now(), cpu_.id(), "tick_retain");
   tick_nohz_retain_tick();
 }
 
@@ -170,6 +175,7 @@ void TickSched::tick_nohz_restart_sched_tick(sim_ns now) {
   cpu_.kernel().tick_do_update_jiffies64(now);
   tick_stopped_ = false;
   ++stats_.restarts;
+  emit(now, cpu_.id(), "tick_restart");
   tick_nohz_restart(now);
 }
 

@@ -8,6 +8,7 @@ namespace vtick {
 static std::uint64_t only(int cpu) { return 1ULL << cpu; }
 
 WorkloadInfo install_workload(GuestKernel& k, const WorkloadSpec& w, std::uint64_t seed) {
+  if (w.kind == "idle") return {"ops"};  // no tasks: the idle VM itself is the subject
   if (w.kind == "periodic") {
     // N tasks, each alternating work W and sleep S, starting at a random phase.
     for (int i = 0; i < w.tasks; ++i) {
@@ -28,6 +29,7 @@ WorkloadInfo install_workload(GuestKernel& k, const WorkloadSpec& w, std::uint64
 }
 
 std::uint64_t workload_ops(GuestKernel& k, const WorkloadSpec& w) {
+  if (w.kind == "idle") return 0;
   if (w.kind == "pingpong") return k.tasks().front()->ops;
   std::uint64_t n = 0;
   for (const auto& t : k.tasks()) n += t->ops;

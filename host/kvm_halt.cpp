@@ -25,9 +25,10 @@ sim_ns adjust_halt_poll_ns(const KvmParams& p, sim_ns cur, sim_ns halt_ns, bool 
   if (!poll_allowed) return cur;
   // vcpu_valid_wakeup() is always true outside s390.
   sim_ns max = kvm_vcpu_max_halt_poll_ns(p);
-  if (max == 0) return 0;
   sim_ns next = cur;
-  if (halt_ns <= cur) {
+  if (max == 0) {
+    next = 0;  // polling disabled for this VM
+  } else if (halt_ns <= cur) {
     // the poll window covered the halt: keep it
   } else if (cur && halt_ns > max) {
     next = shrink_halt_poll_ns(p, cur);  // long block: polling was wasted
@@ -54,6 +55,7 @@ void update_halt_poll_stats(KvmHaltStats& st, sim_ns poll_ns, bool success) {
 // --- the halt path of a vCPU thread --------------------------------------------
 
 #include "core/sg.hpp"
+#include "core/trace.hpp"
 #include "host/kvm.hpp"
 #include "host/kvm_vcpu.hpp"
 
@@ -105,6 +107,7 @@ void KvmVcpu::kvm_vcpu_halt() {
   if (halt_poll_ns_ > max) halt_poll_ns_ = max;
   bool do_poll = poll_allowed && halt_poll_ns_ > 0;
   sim_ns start = now();
+  emit(start, id_, "kvm_vcpu_halt", halt_poll_ns_, poll_allowed);
   sim_ns poll_end = start;
   bool woke_in_poll = false;
   if (do_poll) {
@@ -121,7 +124,10 @@ void KvmVcpu::kvm_vcpu_halt() {
   sim_ns cur = now();
   if (waited) st_.halt.halt_wait_ns += cur - poll_end;
   if (do_poll) update_halt_poll_stats(st_.halt, poll_end - start, !waited);
+  sim_ns old = halt_poll_ns_;
   halt_poll_ns_ = adjust_halt_poll_ns(p, halt_poll_ns_, cur - start, poll_allowed, st_.halt);
+  emit(cur, id_, "kvm_vcpu_wakeup", cur - start, waited);  // trace_kvm_vcpu_wakeup
+  if (halt_poll_ns_ != old) emit(cur, id_, "kvm_halt_poll_ns", halt_poll_ns_, old);
 }
 
 }  // namespace vtick

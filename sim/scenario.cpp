@@ -242,7 +242,7 @@ struct Values {
 }  // namespace
 
 const std::vector<std::string>& workload_kinds() {
-  static const std::vector<std::string> k = {"periodic", "pingpong"};
+  static const std::vector<std::string> k = {"idle", "periodic", "pingpong"};
   return k;
 }
 
@@ -349,6 +349,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   const std::map<std::string, std::vector<std::string>> applies = {
       {"periodic", {"workload.tasks", "workload.work", "workload.sleep"}},
       {"pingpong", {"workload.work", "workload.cpu_a", "workload.cpu_b"}},
+      {"idle", {}},
   };
   for (const auto& [k, r] : raw) {
     if (k.rfind("workload.", 0) != 0 || k == "workload.kind") continue;
@@ -405,7 +406,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
     r.emplace_back("workload.tasks", std::int64_t{w.tasks});
     r.emplace_back("workload.work", format_duration(w.work));
     r.emplace_back("workload.sleep", format_duration(w.sleep));
-  } else {
+  } else if (w.kind == "pingpong") {
     r.emplace_back("workload.work", format_duration(w.work));
     r.emplace_back("workload.cpu_a", std::int64_t{w.cpu_a});
     r.emplace_back("workload.cpu_b", std::int64_t{w.cpu_b});

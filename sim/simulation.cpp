@@ -6,6 +6,7 @@
 #include <xbt/log.h>
 
 #include "core/sg.hpp"
+#include "core/trace.hpp"
 #include "guest/kernel.hpp"
 #include "guest/workloads.hpp"
 #include "host/kvm.hpp"
@@ -100,7 +101,7 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
 
 }  // namespace
 
-RunResult run_simulation(const Scenario& sc) {
+RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   RunResult res;
   auto wall0 = std::chrono::steady_clock::now();
   xbt_log_control_set("root.thres:critical");
@@ -108,8 +109,8 @@ RunResult run_simulation(const Scenario& sc) {
   char arg0[] = "vtick";
   char* argv[] = {arg0, nullptr};
   sg4::Engine engine(&argc, argv);
-  bool deadlock = false;
-  sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });
+  watch_for_deadlock();
+  set_event_sink(hooks.sink);
 
   std::unique_ptr<Machine> machine = build_machine(sc.shape.cores, sc.shape.threads_per_core, sc.costs);
   Kvm vm(*machine, sc.host);
@@ -122,8 +123,13 @@ RunResult run_simulation(const Scenario& sc) {
   }
   WorkloadInfo info = install_workload(kernel, sc.workload, sc.run.seed);
   res.ops_name = info.metric_name;
+  if (hooks.guest_setup) hooks.guest_setup(kernel);
   for (auto& hw : machine->threads) hw->start(0);
   for (int i = 0; i < sc.vcpus; ++i) vm.vcpu(i).start();
+  if (hooks.host_setup) hooks.host_setup(*machine);
+  // Time runs to the end even when every vCPU sleeps with no timer armed.
+  sim_ns horizon = sc.run.duration;
+  spawn_actor("horizon", machine->threads.front()->host(), [horizon] { sleep_until(horizon); });
 
   Metrics at_warmup;
   if (sc.run.warmup > 0) engine.run_until(to_seconds(sc.run.warmup));
@@ -142,7 +148,7 @@ RunResult run_simulation(const Scenario& sc) {
   if (simulation_failed()) {
     res.failed = true;
     res.error = failure_message();
-  } else if (deadlock) {
+  } else if (deadlock_detected()) {
     res.failed = true;
     res.error = "SimGrid detected a deadlock: every actor is blocked with nothing scheduled";
   } else if (end != sc.run.duration) {
@@ -151,6 +157,11 @@ RunResult run_simulation(const Scenario& sc) {
   }
   stop_all_actors(machine->threads.front()->host());
   engine.run();
+  if (deadlock_detected() && !res.failed) {
+    res.failed = true;
+    res.error = "SimGrid detected a deadlock while stopping: an actor waits on something the stop cannot wake";
+  }
+  set_event_sink(nullptr);
   res.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return res;
 }

@@ -1,6 +1,7 @@
 // Assembly of one simulation (platform, KVM, guest, workload) and its run.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,18 @@ struct RunResult {
   std::string error;
 };
 
+class GuestKernel;
+struct Machine;
+class EventSink;
+
+// Extension points for tests and tools: extra guest tasks, extra actors, an event sink.
+struct SimHooks {
+  std::function<void(GuestKernel&)> guest_setup;
+  std::function<void(Machine&)> host_setup;
+  EventSink* sink = nullptr;
+};
+
 // Runs `sc` to its end. One simulation per process (SimGrid's engine is a singleton).
-RunResult run_simulation(const Scenario& sc);
+RunResult run_simulation(const Scenario& sc, const SimHooks& hooks = {});
 
 }  // namespace vtick

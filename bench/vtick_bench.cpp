@@ -1,0 +1,75 @@
+// Speed benchmark: the default scenario (2 vCPUs, HZ=1000) for 10 simulated seconds,
+// next to a bare SimGrid timer loop measured in the same run. Prints figures; asserts
+// nothing (speed is measured here, not in tests).
+#include <chrono>
+#include <cstdio>
+#include <simgrid/s4u.hpp>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <xbt/log.h>
+
+#include "sim/results.hpp"
+#include "sim/scenario.hpp"
+#include "sim/simulation.hpp"
+
+using namespace vtick;
+
+namespace sg4 = simgrid::s4u;
+
+// 4 actors sleeping with skewed periods: one SimGrid timer event per wake-up.
+static void bare_timer_loop(long events) {
+  xbt_log_control_set("root.thres:critical");
+  int argc = 1;
+  char a0[] = "bench";
+  char* argv[] = {a0, nullptr};
+  sg4::Engine e(&argc, argv);
+  auto* z = sg4::create_full_zone("z");
+  auto* h = z->create_host("h", 1e9);
+  z->seal();
+  long per = events / 4;
+  for (int i = 0; i < 4; ++i)
+    sg4::Actor::create("a" + std::to_string(i), h, [per, i] {
+      double period = 1e-6 * (1.0 + 0.137 * i);
+      for (long k = 0; k < per; ++k) sg4::this_actor::sleep_for(period);
+    });
+  auto t0 = std::chrono::steady_clock::now();
+  e.run();
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("bare SimGrid timer loop : %ld sleeps in %.2f s wall = %.0f events per wall second\n", per * 4, wall, per * 4 / wall);
+}
+
+static void model_run(const std::string& policy, const std::string& duration) {
+  Scenario sc = load_scenario(VTICK_SOURCE_DIR "/scenarios/default.toml",
+                              {"guest.tick_policy=" + policy, "run.duration=" + duration});
+  RunResult r = run_simulation(sc);
+  double sim_s = static_cast<double>(sc.run.duration) * 1e-9;
+  std::printf("vtick default, %-8s : %.0f s simulated in %.2f s wall = %.2f simulated s per wall s; "
+              "%llu SimGrid events = %.0f events per wall second; %.0f %s/s%s\n",
+              policy.c_str(), sim_s, r.wall_seconds, sim_s / r.wall_seconds, static_cast<unsigned long long>(r.sg_events),
+              static_cast<double>(r.sg_events) / r.wall_seconds, r.metrics.get("workload.ops") / sim_s, r.ops_name.c_str(),
+              r.failed ? " FAILED" : "");
+}
+
+// One simulation per process (SimGrid's engine is a singleton).
+template <typename F>
+static void in_child(F f) {
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    f();
+    std::fflush(nullptr);
+    _exit(0);
+  }
+  int st;
+  waitpid(pid, &st, 0);
+}
+
+int main(int argc, char** argv) {
+  std::string duration = argc > 1 ? argv[1] : "10s";
+  std::printf("%s\n", version_line().c_str());
+  in_child([] { bare_timer_loop(2000000); });
+  in_child([&] { model_run("legacy", duration); });
+  in_child([&] { model_run("got_tick", duration); });
+  return 0;
+}

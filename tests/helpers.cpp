@@ -1,0 +1,51 @@
+#include "helpers.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace vtick::test {
+
+std::string temp_path(const std::string& name) {
+  return "/tmp/vtick-test-" + std::to_string(getpid()) + "-" + name;
+}
+
+Scenario scenario(const std::string& toml, const std::vector<std::string>& sets) {
+  std::string path = temp_path("scenario.toml");
+  {
+    std::ofstream f(path);
+    f << toml;
+  }
+  Scenario sc = load_scenario(path, sets);
+  std::remove(path.c_str());
+  return sc;
+}
+
+std::vector<ModelEvent> Recorder::on_cpu(int cpu) const {
+  std::vector<ModelEvent> v;
+  for (const auto& e : events)
+    if (e.cpu == cpu) v.push_back(e);
+  return v;
+}
+
+CliResult run_cli(const std::string& args) {
+  std::string cmd = std::string(VTICK_BIN) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int st = pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+}  // namespace vtick::test

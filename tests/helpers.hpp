@@ -1,0 +1,29 @@
+// Test helpers: scenarios from inline TOML, event recording, running the CLI.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/trace.hpp"
+#include "sim/scenario.hpp"
+#include "sim/simulation.hpp"
+
+namespace vtick::test {
+
+// Writes `toml` to a temporary file and loads it with `sets` applied.
+Scenario scenario(const std::string& toml, const std::vector<std::string>& sets = {});
+
+struct Recorder : EventSink {
+  std::vector<ModelEvent> events;
+  void on_event(const ModelEvent& e) override { events.push_back(e); }
+  std::vector<ModelEvent> on_cpu(int cpu) const;
+};
+
+struct CliResult {
+  int status;
+  std::string output;  // stdout and stderr together
+};
+CliResult run_cli(const std::string& args);  // runs the vtick binary
+std::string read_file(const std::string& path);
+std::string temp_path(const std::string& name);
+
+}  // namespace vtick::test

@@ -1,0 +1,95 @@
+// cli/: exit codes, error messages naming file, line and key, and byte-identical results.
+#include <catch2/catch.hpp>
+#include <fstream>
+
+#include "helpers.hpp"
+
+using namespace vtick;
+
+namespace {
+std::string write_scenario(const std::string& name, const std::string& text) {
+  std::string p = test::temp_path(name);
+  std::ofstream(p) << text;
+  return p;
+}
+void expect_input_error(const std::string& args, const std::vector<std::string>& fragments) {
+  auto r = test::run_cli(args);
+  INFO(args << "\n" << r.output);
+  CHECK(r.status == 2);
+  for (const auto& f : fragments) CHECK(r.output.find(f) != std::string::npos);
+}
+}  // namespace
+
+TEST_CASE("cli: --version, --help and list") {
+  auto v = test::run_cli("--version");
+  CHECK(v.status == 0);
+  CHECK(v.output.find("vtick 0.1") != std::string::npos);
+  CHECK(test::run_cli("--help").status == 0);
+  auto p = test::run_cli("list policies");
+  CHECK(p.status == 0);
+  for (const char* name : {"legacy", "got_tick", "force_retain", "loehle", "tglx_avg", "periodic"})
+    CHECK(p.output.find(name) != std::string::npos);
+  auto s = test::run_cli("list shapes");
+  CHECK(s.output.find("VM.Standard.A1.Flex.N") != std::string::npos);
+  CHECK(test::run_cli("list workloads").output.find("pingpong") != std::string::npos);
+  CHECK(test::run_cli("list nonsense").status == 2);
+  CHECK(test::run_cli("").status == 2);
+}
+
+TEST_CASE("cli: a misspelt key names the file, line, key and a suggestion") {
+  std::string f = write_scenario("typo.toml", "[guest]\nhz = 1000\ntick_polcy = \"got_tick\"\n");
+  expect_input_error("run " + f, {f + ":3:", "unknown key 'guest.tick_polcy'", "did you mean 'guest.tick_policy'"});
+  expect_input_error("validate " + f, {f + ":3:"});
+  std::string g = write_scenario("section.toml", "[gust]\nhz = 1000\n");
+  expect_input_error("run " + g, {g + ":1:", "unknown section [gust]"});
+}
+
+TEST_CASE("cli: wrong types and out-of-range values are refused with what is allowed") {
+  std::string f1 = write_scenario("hz0.toml", "[guest]\nhz = 0\n");
+  expect_input_error("run " + f1, {f1 + ":2:", "guest.hz = 0", "100, 250, 300, 1000"});
+  std::string f2 = write_scenario("type.toml", "[guest]\nhz = \"fast\"\n");
+  expect_input_error("run " + f2, {f2 + ":2:", "guest.hz", "must be an integer"});
+  std::string f3 = write_scenario("vcpus.toml", "[platform]\nshape = \"VM.Standard2.1\"\nvcpus = 4\n");
+  expect_input_error("run " + f3, {f3 + ":3:", "platform.vcpus = 4", "allowed 1 .. 2"});
+  std::string f4 = write_scenario("neg.toml", "[run]\nduration = \"-1s\"\n");
+  expect_input_error("run " + f4, {f4 + ":2:", "run.duration", "out of range"});
+  std::string f5 = write_scenario("shape.toml", "[platform]\nshape = \"VM.Standard9.1\"\n");
+  expect_input_error("run " + f5, {f5 + ":2:", "unknown shape", "VM.Standard.A1.Flex.N"});
+  std::string f6 = write_scenario("policy.toml", "[guest]\ntick_policy = \"sometimes\"\n");
+  expect_input_error("run " + f6, {f6 + ":2:", "guest.tick_policy", "legacy, got_tick"});
+  std::string f7 = write_scenario("unit.toml", "[run]\nduration = 10\n");
+  expect_input_error("run " + f7, {f7 + ":2:", "must be a duration with a unit"});
+  std::string f8 = write_scenario("syntax.toml", "[run]\nduration = \"1s\n");
+  expect_input_error("run " + f8, {f8 + ":2:", "TOML syntax error"});
+  std::string f9 = write_scenario("cost.toml", "[host.costs]\nvmexit_ns = 99999\n");
+  expect_input_error("run " + f9, {f9 + ":2:", "host.costs.vmexit_ns", "allowed 300 .. 1500"});
+  expect_input_error("run /nonexistent/x.toml", {"/nonexistent/x.toml"});
+}
+
+TEST_CASE("cli: --set overrides are validated the same way") {
+  std::string f = VTICK_SOURCE_DIR "/scenarios/default.toml";
+  expect_input_error("run " + f + " --set guest.hz=0", {"--set 'guest.hz=0'", "100, 250, 300, 1000"});
+  expect_input_error("run " + f + " --set guest.hzz=250", {"--set", "did you mean 'guest.hz'"});
+  expect_input_error("run " + f + " --set guest.hz", {"expected section.key=value"});
+  expect_input_error("run " + f + " --seed -3", {"run.seed"});
+  expect_input_error("run " + f + " --duration 5", {"run.duration", "unit"});
+  expect_input_error("compare " + f + " --policies legacy,nope", {"unknown policy 'nope'"});
+}
+
+TEST_CASE("cli: the same scenario and seed give byte-identical JSON") {
+  std::string f = VTICK_SOURCE_DIR "/scenarios/default.toml";
+  std::string a = test::temp_path("a.json"), b = test::temp_path("b.json");
+  auto r1 = test::run_cli("run " + f + " --duration 100ms --set guest.hz=250 --quiet --json " + a);
+  auto r2 = test::run_cli("run " + f + " --duration 100ms --set guest.hz=250 --quiet --json " + b);
+  REQUIRE(r1.status == 0);
+  REQUIRE(r2.status == 0);
+  std::string ja = test::read_file(a), jb = test::read_file(b);
+  CHECK(ja.size() > 1000);
+  CHECK(ja == jb);
+  CHECK(ja.find("\"hz\": 250") != std::string::npos);       // resolved config echoed
+  CHECK(ja.find("\"halt_exits\"") == std::string::npos);    // metrics are flat dotted keys
+  CHECK(ja.find("\"vcpu0.kvm.halt_exits\"") != std::string::npos);
+  auto r3 = test::run_cli("run " + f + " --duration 100ms --set guest.hz=250 --seed 2 --quiet --json " + b);
+  REQUIRE(r3.status == 0);
+  CHECK(test::read_file(b).find("\"seed\": 2") != std::string::npos);
+}

@@ -1,0 +1,103 @@
+// platform/: topology, shape catalog, cost tables, SMT coupling through SimGrid.
+#include <catch2/catch.hpp>
+#include <simgrid/s4u.hpp>
+
+#include "core/sg.hpp"
+#include "platform/arch.hpp"
+#include "platform/sg_platform.hpp"
+#include "platform/shapes.hpp"
+#include "platform/topology.hpp"
+
+using namespace vtick;
+
+TEST_CASE("topology numbers hardware threads the Linux way and finds siblings") {
+  Topology t(1, 2, 2);  // 2 cores x 2 threads: core0 = {0, 2}, core1 = {1, 3}
+  CHECK(t.num_hw_threads() == 4);
+  CHECK(t.core_of(0) == 0);
+  CHECK(t.core_of(2) == 0);
+  CHECK(t.core_of(3) == 1);
+  CHECK(t.siblings(0) == std::vector<int>{2});
+  CHECK(t.siblings(3) == std::vector<int>{1});
+  // vCPUs 0,1 are the two threads of core 0, as OCI presents sibling pairs
+  CHECK(t.placement(0) == 0);
+  CHECK(t.placement(1) == 2);
+  CHECK(t.placement(2) == 1);
+  CHECK(t.placement(3) == 3);
+  CHECK_THROWS(t.placement(4));
+  Topology n(1, 2, 1);
+  CHECK(n.siblings(0).empty());
+  CHECK(t.graphviz().find("core1.t1") != std::string::npos);
+}
+
+TEST_CASE("shape catalog resolves the mission's shapes") {
+  Shape s;
+  REQUIRE(lookup_shape("VM.Standard2.1", s));
+  CHECK(s.arch == "skylake-sp");
+  CHECK(s.vcpus() == 2);
+  CHECK(s.threads_per_core == 2);
+  CHECK(s.default_hz == 1000);
+  REQUIRE(lookup_shape("VM.Standard.A1.Flex.2", s));
+  CHECK(s.arch == "altra");
+  CHECK(s.vcpus() == 2);
+  CHECK(s.threads_per_core == 1);
+  CHECK(s.default_hz == 250);
+  REQUIRE(lookup_shape("VM.Standard.E4.Flex.4", s));
+  CHECK(s.vcpus() == 8);
+  CHECK_FALSE(lookup_shape("VM.Standard2.3", s));  // not an OCI size
+  CHECK_FALSE(lookup_shape("VM.Standard2.", s));
+  CHECK_FALSE(lookup_shape("VM.Nope.1", s));
+}
+
+TEST_CASE("every cost of every table has a range containing it and a source") {
+  for (const auto& name : arch_names()) {
+    const ArchTable& t = arch_table(name);
+    for (const auto& r : t.rows) {
+      INFO(name << "." << r.key);
+      CHECK(r.lo <= r.value);
+      CHECK(r.value <= r.hi);
+      CHECK_FALSE(r.source.empty());
+      CHECK(std::string(cost_description(r.key)).size() > 0);
+    }
+  }
+  CHECK(arch_table("skylake-sp").costs.smt);
+  CHECK_FALSE(arch_table("altra").costs.smt);
+  CHECK_FALSE(arch_table("altra").costs.timer_write_exits);
+}
+
+// Work in flight on one hardware thread slows when its sibling becomes busy, less when
+// the sibling only spins, and speeds up again when the sibling goes idle.
+static double finish_time_ms(HwActivity sibling_class, sim_ns from, sim_ns to) {
+  int argc = 1;
+  char a0[] = "t";
+  char* argv[] = {a0, nullptr};
+  simgrid::s4u::Engine e(&argc, argv);
+  auto m = build_machine(1, 2, arch_table("skylake-sp").costs);
+  for (auto& hw : m->threads) hw->start(0);
+  double done = -1;
+  spawn_actor("work", m->threads[0]->host(), [&] {
+    execute(m->threads[0]->host(), 1000000);  // 1 ms at nominal speed
+    done = static_cast<double>(now()) / 1e6;
+  });
+  spawn_actor("sibling", m->threads[1]->host(), [&] {
+    sleep_until(from);
+    m->threads[1]->set_activity(sibling_class, now());
+    sleep_until(to);
+    m->threads[1]->set_activity(HwActivity::Idle, now());
+  });
+  e.run();
+  return done;
+}
+
+TEST_CASE("SMT: a busy sibling slows in-flight work by smt_factor_busy") {
+  // 0.5 ms alone, then 0.5 ms of work at 0.65 speed
+  CHECK(finish_time_ms(HwActivity::Guest, 500000, 10000000) == Approx(0.5 + 0.5 / 0.65).epsilon(1e-6));
+}
+
+TEST_CASE("SMT: a spinning sibling is a lighter load (smt_factor_spin)") {
+  CHECK(finish_time_ms(HwActivity::HaltPoll, 500000, 10000000) == Approx(0.5 + 0.5 / 0.85).epsilon(1e-6));
+}
+
+TEST_CASE("SMT: work speeds up again when the sibling goes idle") {
+  // 0.5 ms alone, 0.3 ms at 0.65 (0.195 ms of work), the remaining 0.305 ms alone
+  CHECK(finish_time_ms(HwActivity::HostKernel, 500000, 800000) == Approx(1.105).epsilon(1e-6));
+}
