@@ -90,6 +90,7 @@ int cmd_compare(const CompareOptions& o) {
   if (failures) return 1;
 
   RunResult empty;
+  empty.ops_name = runs[0]["summary"].value("ops_name", "ops");
   std::vector<Headline> rows = headlines(base, empty);
   json out;
   out["scenario"] = base.source;
@@ -121,15 +122,15 @@ int cmd_compare(const CompareOptions& o) {
   std::printf("scenario %s: %s (%s), %d vCPU, HZ=%d, workload %s; %d seed%s from %llu; CPU time %.1f s\n\n", base.source.c_str(),
               base.shape.name.c_str(), base.shape.arch.c_str(), base.vcpus, base.guest.hz, base.workload.kind.c_str(), o.seeds,
               o.seeds > 1 ? "s" : "", static_cast<unsigned long long>(base.run.seed), wall);
-  std::printf("  %-34s", "");
-  for (int p = 0; p < np; ++p) std::printf(" %22s", o.policies[static_cast<size_t>(p)].c_str());
+  std::printf("  %-44s", "");
+  for (int p = 0; p < np; ++p) std::printf(" %24s", o.policies[static_cast<size_t>(p)].c_str());
   std::printf("\n");
   for (std::size_t h = 0; h < rows.size(); ++h) {
-    std::printf("  %-34s", (rows[h].label + (rows[h].unit == "1/s" ? "" : " [" + rows[h].unit + "]")).c_str());
+    std::printf("  %-44s", (rows[h].label + (rows[h].unit == "1/s" ? "" : " [" + rows[h].unit + "]")).c_str());
     for (int p = 0; p < np; ++p) {
       const SampleStats& ss = st[static_cast<size_t>(p)][h];
       char cell[64];
-      if (o.seeds > 1) std::snprintf(cell, sizeof cell, "%.1f ±%.1f", ss.mean, ss.ci95);
+      if (o.seeds > 1) std::snprintf(cell, sizeof cell, "%.1f +-%.1f", ss.mean, ss.ci95);
       else std::snprintf(cell, sizeof cell, "%.1f", ss.mean);
       std::string c = cell;
       if (p > 0 && st[0][h].mean != 0) {
@@ -137,12 +138,12 @@ int cmd_compare(const CompareOptions& o) {
         std::snprintf(d, sizeof d, " (%+.1f%%)", 100.0 * (ss.mean - st[0][h].mean) / st[0][h].mean);
         c += d;
       }
-      std::printf(" %22s", c.c_str());
+      std::printf(" %24s", c.c_str());
     }
     std::printf("\n");
   }
-  if (o.seeds > 1) std::printf("\n  mean ±95%% CI over seeds; (Δ%%) against %s\n", o.policies[0].c_str());
-  else std::printf("\n  (Δ%%) against %s; one seed: use --seeds N for confidence intervals\n", o.policies[0].c_str());
+  if (o.seeds > 1) std::printf("\n  mean +- 95%% confidence interval over seeds; (%%) change against %s\n", o.policies[0].c_str());
+  else std::printf("\n  (%%) change against %s; one seed: use --seeds N for confidence intervals\n", o.policies[0].c_str());
   if (!o.json_path.empty() && !write_file_atomic(o.json_path, out.dump(2) + "\n")) {
     std::fprintf(stderr, "vtick: cannot write %s\n", o.json_path.c_str());
     return 2;

@@ -31,9 +31,9 @@ int main(int argc, char** argv) {
 
   std::string what;
   auto* l = app.add_subcommand("list", "list shapes, policies, workloads, keys or costs");
-  l->add_option("what", what, "shapes | policies | workloads | keys | costs")
+  l->add_option("what", what, "shapes | policies | workloads | keys | costs | params (markdown)")
       ->required()
-      ->check(CLI::IsMember({"shapes", "policies", "workloads", "keys", "costs"}));
+      ->check(CLI::IsMember({"shapes", "policies", "workloads", "keys", "costs", "params"}));
 
   CompareOptions cmp;
   std::string policies;

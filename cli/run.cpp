@@ -5,6 +5,7 @@
 #include "guest/tick_policy.hpp"
 #include "platform/arch.hpp"
 #include "platform/shapes.hpp"
+#include "sim/docs.hpp"
 #include "sim/results.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simulation.hpp"
@@ -82,6 +83,8 @@ int cmd_list(const std::string& what) {
     std::printf("%-10s %s\n", "pingpong", "two tasks on two CPUs waking each other by futex wait/wake (workload.work, .cpu_a, .cpu_b)");
   } else if (what == "keys") {
     for (const auto& [k, d] : scenario_keys()) std::printf("%-40s %s\n", k.c_str(), d.c_str());
+  } else if (what == "params") {
+    std::printf("%s", parameter_tables_markdown().c_str());
   } else if (what == "costs") {
     for (const auto& a : arch_names()) {
       std::printf("[%s]\n", a.c_str());

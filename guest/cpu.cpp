@@ -93,7 +93,7 @@ void GuestCpu::run_curr() {
     bool advance = true;
     switch (ph.kind) {
       case PhaseKind::Run: {
-        if (t.left == 0) t.left = ph.ns;
+        if (t.left == 0) t.left = phase_length(t, ph);
         enter_state(GuestCpuState::User);
         sim_ns start = now();
         t.left = hw_->run(t.left);
@@ -105,7 +105,7 @@ void GuestCpu::run_curr() {
         enter_state(GuestCpuState::Sys);
         kernel_work(c.syscall_ns);
         hw_->local_irq_disable();
-        hrtimers_.start(t.sleep_timer, now() + ph.ns, k_.params().timer_slack_ns);
+        hrtimers_.start(t.sleep_timer, now() + phase_length(t, ph), k_.params().timer_slack_ns);
         hw_->local_irq_enable();
         t.state = TaskState::Sleeping;
         break;

@@ -6,7 +6,7 @@
 
 namespace vtick {
 
-GuestKernel::GuestKernel(GuestParams p, int nr_cpus) : p_(std::move(p)) {
+GuestKernel::GuestKernel(GuestParams p, int nr_cpus, std::uint64_t seed) : p_(std::move(p)), seed_(seed) {
   policy_ = find_tick_policy(p_.tick_policy);
   if (!policy_) throw std::invalid_argument("unknown tick policy " + p_.tick_policy);
   tick_nsec_ = p_.tick_nsec();
@@ -21,6 +21,7 @@ Task& GuestKernel::add_task(std::string comm, std::vector<Phase> program, int cp
   t->program = std::move(program);
   t->cpu = cpu;
   t->allowed = allowed;
+  t->rng = Rng(seed_, "task/" + std::to_string(t->pid) + "/" + t->comm);
   Task* raw = t.get();
   t->sleep_timer.name = "hrtimer_wakeup";
   t->sleep_timer.function = [this, raw](sim_ns) {

@@ -103,7 +103,7 @@ class GuestCpu final : public GuestIrqSink {
 
 class GuestKernel {
  public:
-  GuestKernel(GuestParams p, int nr_cpus);
+  GuestKernel(GuestParams p, int nr_cpus, std::uint64_t seed = 1);
   const GuestParams& params() const { return p_; }
   const TickPolicy& policy() const { return *policy_; }
   sim_ns tick_nsec() const { return tick_nsec_; }
@@ -134,6 +134,7 @@ class GuestKernel {
 
  private:
   GuestParams p_;
+  std::uint64_t seed_;
   const TickPolicy* policy_;
   sim_ns tick_nsec_;
   std::vector<std::unique_ptr<GuestCpu>> cpus_;

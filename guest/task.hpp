@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/rng.hpp"
 #include "core/time.hpp"
 #include "guest/hrtimer.hpp"
 
@@ -21,6 +22,7 @@ struct Phase {
   PhaseKind kind = PhaseKind::Run;
   sim_ns ns = 0;
   int event = -1;
+  double jitter = 0;  // Run/Sleep: length drawn uniformly in ns * [1 - jitter, 1 + jitter]
 };
 
 enum class TaskState { Runnable, Running, Sleeping, Blocked };
@@ -31,6 +33,8 @@ struct Task {
   std::vector<Phase> program;  // repeated forever; one pass is one "op"
   std::uint64_t allowed = ~0ULL;  // cpumask (bit per CPU)
   int cpu = 0;                    // CPU it runs or last ran on
+
+  Rng rng{0, "task"};            // the task's own random stream (phase lengths)
 
   // interpreter state
   std::size_t pc = 0;
@@ -45,6 +49,14 @@ struct Task {
   std::uint64_t migrations = 0;
   sim_ns runtime = 0;
 };
+
+// A phase's length, with its jitter drawn from the task's stream.
+inline sim_ns phase_length(Task& t, const Phase& ph) {
+  if (ph.jitter <= 0) return ph.ns;
+  double f = 1.0 + ph.jitter * (2.0 * t.rng.uniform01() - 1.0);
+  sim_ns v = static_cast<sim_ns>(static_cast<double>(ph.ns) * f);
+  return v > 0 ? v : 1;
+}
 
 // A futex-backed counting event (the userspace side of a semaphore / eventfd).
 struct WaitEvent {

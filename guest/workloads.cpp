@@ -15,7 +15,7 @@ WorkloadInfo install_workload(GuestKernel& k, const WorkloadSpec& w, std::uint64
       int cpu = i % k.nr_cpus();
       Rng rng(seed, "workload/periodic/task" + std::to_string(i));
       Task& t = k.add_task("periodic-" + std::to_string(i),
-                           {{PhaseKind::Run, w.work, -1}, {PhaseKind::Sleep, w.sleep, -1}}, cpu, only(cpu));
+                           {{PhaseKind::Run, w.work, -1, w.jitter}, {PhaseKind::Sleep, w.sleep, -1, w.jitter}}, cpu, only(cpu));
       k.delay_start(t, rng.uniform(0, w.work + w.sleep - 1));
     }
     return {"loops"};
@@ -23,8 +23,8 @@ WorkloadInfo install_workload(GuestKernel& k, const WorkloadSpec& w, std::uint64
   // pingpong: two tasks on different CPUs hand a token back and forth through
   // futex-style wait/wake; each does W of work per turn.
   int ping = k.add_event(), pong = k.add_event();
-  k.add_task("ping", {{PhaseKind::Run, w.work, -1}, {PhaseKind::Wake, 0, pong}, {PhaseKind::Wait, 0, ping}}, w.cpu_a, only(w.cpu_a));
-  k.add_task("pong", {{PhaseKind::Wait, 0, pong}, {PhaseKind::Run, w.work, -1}, {PhaseKind::Wake, 0, ping}}, w.cpu_b, only(w.cpu_b));
+  k.add_task("ping", {{PhaseKind::Run, w.work, -1, w.jitter}, {PhaseKind::Wake, 0, pong}, {PhaseKind::Wait, 0, ping}}, w.cpu_a, only(w.cpu_a));
+  k.add_task("pong", {{PhaseKind::Wait, 0, pong}, {PhaseKind::Run, w.work, -1, w.jitter}, {PhaseKind::Wake, 0, ping}}, w.cpu_b, only(w.cpu_b));
   return {"round trips"};
 }
 

@@ -15,6 +15,7 @@ struct WorkloadSpec {
   sim_ns work = 50 * NSEC_PER_USEC;
   sim_ns sleep = 200 * NSEC_PER_USEC;
   int cpu_a = 0, cpu_b = 1;       // pingpong: the two CPUs
+  double jitter = 0.1;            // work (and sleep) lengths vary uniformly by +/- this fraction
 };
 
 struct WorkloadInfo {

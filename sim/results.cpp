@@ -72,7 +72,7 @@ std::vector<Headline> headlines(const Scenario& sc, const RunResult& r) {
       {"exits_per_s", "VM exits/s (all)", "1/s", per_s(sum_over_vcpus(sc, m, "exits.total"))},
       {"halt_poll_success_pct", "halt-poll success", "%", pct(success, attempted)},
       {"halt_poll_time_pct", "halt-poll time", "% of vCPU time", pct(poll_ns, vcpu_ns)},
-      {"blocked_pct", "blocked (vCPU thread asleep)", "% of vCPU time", pct(sum_over_vcpus(sc, m, "host_time.blocked_ns"), vcpu_ns)},
+      {"blocked_pct", "vCPU thread blocked", "% of vCPU time", pct(sum_over_vcpus(sc, m, "host_time.blocked_ns"), vcpu_ns)},
       {"guest_mode_pct", "in guest mode", "% of vCPU time", pct(sum_over_vcpus(sc, m, "host_time.guest_ns"), vcpu_ns)},
       {"steal_pct", "steal", "% of vCPU time", pct(sum_over_vcpus(sc, m, "steal_ns"), vcpu_ns)},
       {"smt_co_busy_pct", "SMT co-busy", "% of core time", pct(co_busy, cores_ns)},

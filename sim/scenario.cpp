@@ -65,6 +65,7 @@ const std::vector<Spec>& specs() {
         {"workload.tasks", VType::Int, 1, 4096, {}, "periodic: number of tasks"},
         {"workload.work", VType::Duration, 1, 10 * S, {}, "periodic/pingpong: work per loop"},
         {"workload.sleep", VType::Duration, 1, 10 * S, {}, "periodic: sleep per loop"},
+        {"workload.jitter", VType::Float, 0, 1, {}, "periodic/pingpong: work and sleep vary uniformly by +/- this fraction"},
         {"workload.cpu_a", VType::Int, 0, 511, {}, "pingpong: CPU of the first task"},
         {"workload.cpu_b", VType::Int, 0, 511, {}, "pingpong: CPU of the second task"},
         {"run.duration", VType::Duration, 1 * US, 3600 * S, {}, "simulated time"},
@@ -153,6 +154,11 @@ Raw check(const Spec& s, Raw r) {
       if (r.type == VType::Int) r.f = static_cast<double>(r.i);
       else if (r.type != VType::Float) fail(r.where, head + ": must be a number");
       r.type = VType::Float;
+      if (s.lo <= s.hi && (r.f < s.lo || r.f > s.hi)) {
+        std::ostringstream o;
+        o << head << ": out of range; allowed " << s.lo << " .. " << s.hi;
+        fail(r.where, o.str());
+      }
       break;
     case VType::Str:
       if (r.type != VType::Str) fail(r.where, head + ": must be a string");
@@ -347,8 +353,8 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   WorkloadSpec& w = sc.workload;
   w.kind = v.s("workload.kind", "pingpong");
   const std::map<std::string, std::vector<std::string>> applies = {
-      {"periodic", {"workload.tasks", "workload.work", "workload.sleep"}},
-      {"pingpong", {"workload.work", "workload.cpu_a", "workload.cpu_b"}},
+      {"periodic", {"workload.tasks", "workload.work", "workload.sleep", "workload.jitter"}},
+      {"pingpong", {"workload.work", "workload.jitter", "workload.cpu_a", "workload.cpu_b"}},
       {"idle", {}},
   };
   for (const auto& [k, r] : raw) {
@@ -360,6 +366,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   w.tasks = static_cast<int>(v.i("workload.tasks", sc.vcpus));
   w.work = v.i("workload.work", w.kind == "periodic" ? 300 * NSEC_PER_USEC : 50 * NSEC_PER_USEC);
   w.sleep = v.i("workload.sleep", 700 * NSEC_PER_USEC);
+  w.jitter = v.f("workload.jitter", 0.1);
   w.cpu_a = static_cast<int>(v.i("workload.cpu_a", 0));
   w.cpu_b = static_cast<int>(v.i("workload.cpu_b", 1));
   if (w.kind == "pingpong") {
@@ -406,8 +413,10 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
     r.emplace_back("workload.tasks", std::int64_t{w.tasks});
     r.emplace_back("workload.work", format_duration(w.work));
     r.emplace_back("workload.sleep", format_duration(w.sleep));
+    r.emplace_back("workload.jitter", w.jitter);
   } else if (w.kind == "pingpong") {
     r.emplace_back("workload.work", format_duration(w.work));
+    r.emplace_back("workload.jitter", w.jitter);
     r.emplace_back("workload.cpu_a", std::int64_t{w.cpu_a});
     r.emplace_back("workload.cpu_b", std::int64_t{w.cpu_b});
   }

@@ -114,7 +114,7 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
 
   std::unique_ptr<Machine> machine = build_machine(sc.shape.cores, sc.shape.threads_per_core, sc.costs);
   Kvm vm(*machine, sc.host);
-  GuestKernel kernel(sc.guest, sc.vcpus);
+  GuestKernel kernel(sc.guest, sc.vcpus, sc.run.seed);
   for (int i = 0; i < sc.vcpus; ++i) {
     KvmVcpu& v = vm.create_vcpu(i, machine->topology->placement(i));
     GuestCpu& c = kernel.cpu(i);

@@ -93,3 +93,14 @@ TEST_CASE("cli: the same scenario and seed give byte-identical JSON") {
   REQUIRE(r3.status == 0);
   CHECK(test::read_file(b).find("\"seed\": 2") != std::string::npos);
 }
+
+TEST_CASE("docs/model.md carries the current generated parameter tables") {
+  std::string doc = test::read_file(VTICK_SOURCE_DIR "/docs/model.md");
+  auto r = test::run_cli("list params");
+  REQUIRE(r.status == 0);
+  std::string begin = "<!-- BEGIN GENERATED: vtick list params -->\n";
+  auto at = doc.find(begin);
+  REQUIRE(at != std::string::npos);
+  INFO("run scripts/update-docs.sh");
+  CHECK(doc.substr(at + begin.size()) == r.output + "<!-- END GENERATED -->\n");
+}
