@@ -75,6 +75,7 @@ void GuestCpu::do_idle() {
   tick_.tick_nohz_idle_exit();
   hw_->local_irq_enable();
   polling = false;  // __current_clr_polling()
+  flush_smp_call_function_queue();
   kernel_work(k_.params().costs.idle_exit_ns);
   emit(now(), id_, "idle_exit");
 }

@@ -30,7 +30,8 @@ Task& GuestKernel::add_task(std::string comm, std::vector<Phase> program, int cp
     try_to_wake_up(*raw, c);
     return HrtimerRestart::NoRestart;
   };
-  this->cpu(cpu).rq.push_back(raw);
+  raw->last_cpu = -1;
+  enqueue_task(this->cpu(cpu), *raw, false);
   tasks_.push_back(std::move(t));
   return *raw;
 }
@@ -48,34 +49,6 @@ void GuestKernel::delay_start(Task& t, sim_ns delay) {
     if (*it == &t) { c.rq.erase(it); break; }
   t.state = TaskState::Sleeping;
   c.boot_sleepers.emplace_back(&t, delay);
-}
-
-// try_to_wake_up(): the wakee goes back to the CPU it last ran on (tasks are pinned
-// here); an idle target is told to reschedule.
-void GuestKernel::try_to_wake_up(Task& p, GuestCpu& waker) {
-  waker.kernel_work(p_.costs.ttwu_ns);
-  GuestCpu& target = cpu(p.cpu);
-  p.state = TaskState::Runnable;
-  p.woken_at = waker.now();
-  ++p.wakeups;
-  target.rq.push_back(&p);
-  if (&target == &waker) ++sched_stats.wakeups_local;
-  else ++sched_stats.wakeups_remote;
-  if (!target.curr) resched_curr(target, waker);  // wakeup_preempt_idle()
-}
-
-// resched_curr(): set TIF_NEED_RESCHED; a remote CPU needs an IPI unless its idle
-// task is polling (set_nr_and_not_polling()).
-void GuestKernel::resched_curr(GuestCpu& target, GuestCpu& self) {
-  if (target.need_resched) return;
-  target.need_resched = true;
-  if (&target == &self) return;
-  if (target.polling) {
-    ++sched_stats.wake_idle_without_ipi;
-    return;
-  }
-  ++sched_stats.resched_ipis;
-  self.hw().send_ipi(target.id(), IrqVector::Reschedule);
 }
 
 }  // namespace vtick

@@ -11,6 +11,7 @@
 #include "core/time.hpp"
 #include "guest/hrtimer.hpp"
 #include "guest/params.hpp"
+#include "guest/sched.hpp"
 #include "guest/task.hpp"
 #include "guest/tick_policy.hpp"
 #include "guest/tick_sched.hpp"
@@ -32,15 +33,6 @@ struct IdleStats {
   std::uint64_t tick_woken_halts = 0;  // halts ended by the tick handler (got_idle_tick)
 };
 
-struct SchedStats {
-  std::uint64_t switches = 0;
-  std::uint64_t wakeups_local = 0;    // wakee on the waker's CPU
-  std::uint64_t wakeups_remote = 0;   // wakee on another CPU
-  std::uint64_t resched_ipis = 0;     // smp_send_reschedule()
-  std::uint64_t wake_idle_without_ipi = 0;  // target was polling: flag only
-  std::uint64_t preemptions = 0;
-};
-
 // Per-CPU kernel state: what lives in per-cpu variables and struct rq in the kernel.
 class GuestCpu final : public GuestIrqSink {
  public:
@@ -58,6 +50,7 @@ class GuestCpu final : public GuestIrqSink {
 
   // Executes guest kernel work to completion; interrupts are taken (and return) inside.
   void kernel_work(sim_ns ns);
+  void update_curr();  // account the running task's time (vruntime, runtime)
   void enter_state(GuestCpuState s) { time_.enter(s, now()); }
   GuestCpuState state() const { return time_.current(); }
 
@@ -69,11 +62,22 @@ class GuestCpu final : public GuestIrqSink {
   bool need_resched = false;
   bool polling = false;
 
-  // runqueue
-  std::deque<Task*> rq;
+  // struct rq (fair class only)
+  std::vector<Task*> rq;             // runnable tasks not running
+  Task* curr = nullptr;              // nullptr: the idle task
+  sim_ns min_vruntime = 0;
+  sim_ns slice_start = 0;            // when curr was picked (sched slice)
+  int nr_running() const { return static_cast<int>(rq.size()) + (curr ? 1 : 0); }
+  bool idle_cpu() const { return !curr && rq.empty(); }
   std::vector<std::pair<Task*, sim_ns>> boot_sleepers;  // tasks that start after a delay
-  sim_ns slice_start = 0;  // when curr was picked (sched slice)
-  Task* curr = nullptr;  // nullptr: the idle task
+  // load balancing
+  sim_ns next_balance = 0;
+  sim_ns last_balance = 0;
+  sim_ns idle_stamp = 0;             // when it went idle (0: not idle)
+  sim_ns avg_idle = 0;               // rq->avg_idle
+  bool nohz_idle = false;            // in nohz.idle_cpus_mask
+  bool ilb_kick_pending = false;     // NOHZ_BALANCE_KICK
+
 
   // accounting
   StateClock<GuestCpuState> time_;
@@ -87,9 +91,12 @@ class GuestCpu final : public GuestIrqSink {
   void default_idle_call();
   void idle_call_stop_or_retain_tick(bool stop_tick);
   void apply_tick_choice(TickChoice c, bool got_tick);
-  // task execution
+  // kernel/sched: task execution (guest/sched.cpp, guest/task_exec.cpp)
   void schedule();
+  Task* pick_next_task();
   void run_curr();
+  bool run_phase(Task& t, const Phase& ph);
+  void flush_smp_call_function_queue();
 
   GuestKernel& k_;
   int id_;
@@ -119,15 +126,36 @@ class GuestKernel {
   sim_ns tick_next_period = 0;
   void tick_do_update_jiffies64(sim_ns now);
 
-  // tasks and the scheduler (kernel/sched/core.c parts)
+  // tasks and the scheduler (kernel/sched/core.c, fair.c parts)
   Task& add_task(std::string comm, std::vector<Phase> program, int cpu, std::uint64_t allowed);
   // The task first sleeps `delay` from boot (a random start phase).
   void delay_start(Task& t, sim_ns delay);
   int add_event() { events_.emplace_back(); return static_cast<int>(events_.size()) - 1; }
   WaitEvent& event(int i) { return events_[static_cast<size_t>(i)]; }
+  int add_mutex() { mutexes_.emplace_back(); return static_cast<int>(mutexes_.size()) - 1; }
+  Mutex& mutex(int i) { return mutexes_[static_cast<size_t>(i)]; }
   std::deque<std::unique_ptr<Task>>& tasks() { return tasks_; }
+  const SchedParams& sched() const { return p_.sched; }
+
   void try_to_wake_up(Task& p, GuestCpu& waker);
+  int select_task_rq(Task& p, GuestCpu& waker);
+  void enqueue_task(GuestCpu& c, Task& p, bool wakeup);
+  void check_preempt_curr(GuestCpu& target, Task& p, GuestCpu& self);
   void resched_curr(GuestCpu& target, GuestCpu& self);
+  bool available_idle_cpu(int cpu) const;
+  sim_ns wakeup_granularity() const;
+  // load balancing (fair.c)
+  void trigger_load_balance(GuestCpu& c);
+  void rebalance_domains(GuestCpu& c, bool idle);
+  bool load_balance(GuestCpu& dst, bool idle);
+  void newidle_balance(GuestCpu& c);
+  void nohz_balance_enter_idle(GuestCpu& c);
+  void nohz_balance_exit_idle(GuestCpu& c);
+  void nohz_balancer_kick(GuestCpu& c);
+  void nohz_idle_balance(GuestCpu& ilb);
+  sim_ns balance_interval(bool idle) const;
+  sim_ns nohz_next_balance = 0;
+
   SchedStats sched_stats;
   std::vector<sim_ns> wake_latency;  // ns from try_to_wake_up to running, per wake-up
   bool record_latency = true;
@@ -140,6 +168,7 @@ class GuestKernel {
   std::vector<std::unique_ptr<GuestCpu>> cpus_;
   std::deque<std::unique_ptr<Task>> tasks_;
   std::deque<WaitEvent> events_;
+  std::deque<Mutex> mutexes_;
 };
 
 }  // namespace vtick

@@ -14,6 +14,8 @@ const std::map<std::string, CostField>& cost_fields() {
       {"idle_enter_ns", {&GuestCosts::idle_enter_ns}},   {"idle_exit_ns", {&GuestCosts::idle_exit_ns}},
       {"tick_stop_ns", {&GuestCosts::tick_stop_ns}},     {"schedule_ns", {&GuestCosts::schedule_ns}},
       {"ttwu_ns", {&GuestCosts::ttwu_ns}},               {"syscall_ns", {&GuestCosts::syscall_ns}},
+      {"load_balance_ns", {&GuestCosts::load_balance_ns}}, {"io_submit_ns", {&GuestCosts::io_submit_ns}},
+      {"io_complete_ns", {&GuestCosts::io_complete_ns}},
   };
   return f;
 }
@@ -31,6 +33,9 @@ const std::vector<ParamRow>& guest_cost_rows() {
       {"schedule_ns", 1000, 300, 5000, "ns", "[EST] __schedule: pick_next_task_fair + context_switch"},
       {"ttwu_ns", 500, 100, 2000, "ns", "[EST] try_to_wake_up: select_task_rq_fair + enqueue_task"},
       {"syscall_ns", 150, 50, 1000, "ns", "[EST] syscall entry/exit with mitigations"},
+      {"load_balance_ns", 2000, 500, 10000, "ns", "[EST] one load_balance() pass: find_busiest_group + detach/attach"},
+      {"io_submit_ns", 2000, 500, 10000, "ns", "[EST] block layer + virtio-blk request setup before the kick"},
+      {"io_complete_ns", 1500, 500, 10000, "ns", "[EST] virtio-blk interrupt handler + bio completion"},
   };
   return rows;
 }

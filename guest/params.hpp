@@ -5,6 +5,7 @@
 
 #include "core/param_row.hpp"
 #include "core/time.hpp"
+#include "guest/sched.hpp"
 #include "platform/arch.hpp"
 
 namespace vtick {
@@ -22,6 +23,9 @@ struct GuestCosts {
   sim_ns schedule_ns = 1000;       // __schedule: pick_next_task + context switch
   sim_ns ttwu_ns = 500;            // try_to_wake_up: select_task_rq + enqueue
   sim_ns syscall_ns = 150;         // syscall entry + exit
+  sim_ns load_balance_ns = 2000;   // one load_balance() pass over the domain
+  sim_ns io_submit_ns = 2000;      // block layer + virtio-blk request setup
+  sim_ns io_complete_ns = 1500;    // virtio-blk interrupt handler + bio completion
 };
 
 struct GuestParams {
@@ -34,6 +38,7 @@ struct GuestParams {
   sim_ns timer_slack_ns = 50000;   // task timer_slack_ns default (init_task: 50 us)
   sim_ns timekeeping_max_deferment = 0;  // set from the clocksource in the kernel; see model.md
   GuestCosts costs;
+  SchedParams sched;
 
   sim_ns tick_nsec() const { return (NSEC_PER_SEC + hz / 2) / hz; }  // TICK_NSEC
 };

@@ -12,16 +12,22 @@
 namespace vtick {
 
 enum class PhaseKind {
-  Run,    // user-space work of `ns`
-  Sleep,  // nanosleep(ns): an hrtimer with the task's timer slack
-  Wait,   // futex wait on `event` (consumes one post, or blocks)
-  Wake,   // futex wake on `event` (wakes one waiter, or posts)
+  Run,     // user-space work of `ns`
+  Sleep,   // nanosleep(ns): an hrtimer with the task's timer slack
+  Wait,    // futex wait on event `obj` (consumes one post, or blocks)
+  Wake,    // futex wake on event `obj` (wakes one waiter, or posts)
+  Lock,    // pthread_mutex_lock(obj): free -> take; held -> futex wait, retry on wake-up
+  Unlock,  // pthread_mutex_unlock(obj): futex wake of one waiter if any
+  Yield,   // sched_yield()
+  Io,      // submit a block I/O request and sleep until its completion interrupt
+  Loop,    // jump back to phase `obj` until this phase has been passed `ns` times
 };
+const char* phase_kind_name(PhaseKind k);
 
 struct Phase {
   PhaseKind kind = PhaseKind::Run;
-  sim_ns ns = 0;
-  int event = -1;
+  sim_ns ns = 0;      // Run/Sleep: length; Loop: iteration count
+  int obj = -1;       // Wait/Wake: event; Lock/Unlock: mutex; Loop: target phase
   double jitter = 0;  // Run/Sleep: length drawn uniformly in ns * [1 - jitter, 1 + jitter]
 };
 
@@ -30,18 +36,26 @@ enum class TaskState { Runnable, Running, Sleeping, Blocked };
 struct Task {
   int pid = 0;
   std::string comm;
-  std::vector<Phase> program;  // repeated forever; one pass is one "op"
-  std::uint64_t allowed = ~0ULL;  // cpumask (bit per CPU)
-  int cpu = 0;                    // CPU it runs or last ran on
-
-  Rng rng{0, "task"};            // the task's own random stream (phase lengths)
+  std::vector<Phase> program;      // repeated forever; one pass is one "op"
+  std::uint64_t allowed = ~0ULL;   // cpumask (bit per CPU)
+  int cpu = 0;                     // CPU it is queued on, runs on, or last ran on
+  Rng rng{0, "task"};              // the task's own random stream (phase lengths)
 
   // interpreter state
   std::size_t pc = 0;
-  sim_ns left = 0;                // work left in the current Run phase
+  sim_ns left = 0;                 // work left in the current Run phase
+  std::vector<sim_ns> loop_left;   // per Loop phase: passes left
   TaskState state = TaskState::Runnable;
   Hrtimer sleep_timer;
-  sim_ns woken_at = -1;           // for wake-up latency
+  sim_ns woken_at = -1;            // for wake-up latency
+
+  // scheduler state (CFS-style fair class)
+  sim_ns vruntime = 0;
+  sim_ns exec_start = 0;
+  sim_ns last_ran = -1;            // when it last stopped running (cache hotness)
+  int last_cpu = -1;               // CPU it last ran on (migration detection)
+  sim_ns refill_left = 0;          // cache refill still owed after a migration
+  bool yield_skip = false;         // sched_yield(): let another task go first
 
   // results
   std::uint64_t ops = 0;
@@ -49,6 +63,8 @@ struct Task {
   std::uint64_t migrations = 0;
   sim_ns runtime = 0;
 };
+
+inline bool allowed_on(const Task& t, int cpu) { return (t.allowed >> cpu) & 1ULL; }
 
 // A phase's length, with its jitter drawn from the task's stream.
 inline sim_ns phase_length(Task& t, const Phase& ph) {
@@ -62,6 +78,14 @@ inline sim_ns phase_length(Task& t, const Phase& ph) {
 struct WaitEvent {
   int count = 0;
   std::deque<Task*> waiters;
+};
+
+// A futex-based pthread mutex (PTHREAD_MUTEX_NORMAL: no spinning, no hand-off).
+struct Mutex {
+  Task* owner = nullptr;
+  std::deque<Task*> waiters;
+  std::uint64_t acquisitions = 0;
+  std::uint64_t contended = 0;  // lock attempts that had to sleep
 };
 
 }  // namespace vtick

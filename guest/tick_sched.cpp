@@ -66,7 +66,9 @@ void TickSched::tick_sched_handle() {
   c.hw().run(c.kernel().params().costs.tick_handler_ns);
   // scheduler_tick(): with other tasks waiting, the running one yields once it has had
   // its slice (EEVDF base slice 0.75 ms scaled by 1 + ilog2(min(nr_cpus, 8))).
+  c.update_curr();
   if (c.curr && !c.rq.empty() && c.now() - c.slice_start >= c.kernel().sched_slice()) c.need_resched = true;
+  c.kernel().trigger_load_balance(c);
 }
 
 // tick_nohz_handler(): the sched_timer callback.
@@ -144,8 +146,10 @@ void TickSched::tick_nohz_idle_stop_tick() {
   ++stats_.idle_calls;
   if (expires > 0) {
     emit(cpu_.now(), cpu_.id(), "tick_stop", expires == KTIME_MAX ? -1 : expires);
+    bool was_stopped = tick_stopped_;
     tick_nohz_stop_tick();
     ++stats_.idle_sleeps;
+    if (!was_stopped && tick_stopped_) cpu_.kernel().nohz_balance_enter_idle(cpu_);
   } else {
     emit(cpu_.now(), cpu_.id(), "tick_retain");
     tick_nohz_retain_tick();

@@ -19,6 +19,7 @@ struct KvmParams {
 struct HostParams {
   KvmParams kvm;
   HostCState idle_state = HostCState::C1;  // state a hardware thread reaches when idle
+  sim_ns io_latency = 100000;              // block request service time of the host [EST]
 };
 
 // The per-architecture default of halt_poll_ns (KVM_HALT_POLL_NS_DEFAULT).

@@ -74,6 +74,7 @@ bool KvmVcpu::process_events(bool in_guest) {
   for (size_t i = 0; i < inflight_.size();) {
     if (inflight_[i].at <= t) {
       irr_ |= bit(inflight_[i].v);
+      if (inflight_[i].v == IrqVector::Device) used_ring_.push_back(inflight_[i].io);
       if (in_guest) ++st_.posted_irqs;  // posted interrupt: no exit on the target
       inflight_.erase(inflight_.begin() + static_cast<std::ptrdiff_t>(i));
     } else {
@@ -98,7 +99,8 @@ bool KvmVcpu::process_events(bool in_guest) {
 // Interrupt injection on entry: highest x86 vector first (RESCHEDULE 0xfd,
 // CALL_FUNCTION_SINGLE 0xfb, LOCAL_TIMER 0xec).
 void KvmVcpu::deliver() {
-  static constexpr IrqVector kPriority[] = {IrqVector::Reschedule, IrqVector::CallFunction, IrqVector::LocalTimer};
+  static constexpr IrqVector kPriority[] = {IrqVector::Reschedule, IrqVector::CallFunction, IrqVector::LocalTimer,
+                                            IrqVector::Device};
   while (if_ && irr_) {
     for (IrqVector v : kPriority) {
       if (!(irr_ & bit(v))) continue;
@@ -208,6 +210,24 @@ void KvmVcpu::write_poll_control(bool host_poll_allowed) {
     std::uint64_t ignored = 0;
     exit_to_host(vm_.costs().timer_ctl_ns, ignored);  // an MSR write on the slow path
   }
+}
+
+// virtio-blk notify: an exit (ioeventfd), then the device completes the request after
+// the host's I/O latency and interrupts this vCPU.
+void KvmVcpu::io_submit(std::uint64_t request) {
+  const ArchCosts& c = vm_.costs();
+  ++st_.io_kicks;
+  set_state(VcpuState::Exit);
+  host_work(c.vmexit_ns + c.ipi_send_ns);
+  inflight_.push_back({IrqVector::Device, now() + vm_.params().io_latency, request});
+  process_events(false);
+  set_state(VcpuState::Guest);
+}
+
+std::vector<std::uint64_t> KvmVcpu::io_completions() {
+  std::vector<std::uint64_t> out;
+  out.swap(used_ring_);
+  return out;
 }
 
 void KvmVcpu::kvm_apic_accept_irq(IrqVector v, sim_ns at) {

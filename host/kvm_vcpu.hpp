@@ -50,6 +50,7 @@ struct VcpuStats {
   std::uint64_t posted_irqs = 0;       // interrupts posted while in guest mode (no exit)
   std::uint64_t timer_fired = 0;       // guest timer expiries
   std::uint64_t poll_ctl_writes = 0;
+  std::uint64_t io_kicks = 0;          // virtio notifications (MMIO/PIO write exits)
 };
 
 class KvmVcpu final : public VirtualCpu {
@@ -73,6 +74,9 @@ class KvmVcpu final : public VirtualCpu {
   void timer_write_control(bool enabled) override;
   void send_ipi(int dest_cpu, IrqVector v) override;
   void write_poll_control(bool host_poll_allowed) override;
+  void io_submit(std::uint64_t request) override;
+  std::vector<std::uint64_t> io_completions() override;
+  void notify_poller() override { bell_.ring(); }
 
   // Host side: an interrupt for this vCPU that reaches its hardware thread at `at`
   // (__apic_accept_irq with posted-interrupt notification / kvm_vcpu_kick).
@@ -85,7 +89,7 @@ class KvmVcpu final : public VirtualCpu {
   std::array<sim_ns, static_cast<size_t>(VcpuState::Count)> time_in_state(sim_ns now) const { return time_.totals(now); }
 
  private:
-  struct Inflight { IrqVector v; sim_ns at; };
+  struct Inflight { IrqVector v; sim_ns at; std::uint64_t io = 0; };
 
   void thread_main();
   void set_state(VcpuState s);
@@ -114,6 +118,7 @@ class KvmVcpu final : public VirtualCpu {
   bool timer_enabled_ = false;       // LVTT unmasked / CNTV_CTL.ENABLE
   bool poll_control_ = true;         // MSR_KVM_POLL_CONTROL bit 0 (initial 1)
   std::vector<Inflight> inflight_;   // notifications on their way to this thread
+  std::vector<std::uint64_t> used_ring_;  // completed I/O requests the guest has not read
 
   sim_ns halt_poll_ns_ = 0;          // vcpu->halt_poll_ns
   sim_ns steal_ns_ = 0;              // run_delay reported through the steal clock

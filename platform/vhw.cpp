@@ -7,6 +7,7 @@ const char* irq_vector_name(IrqVector v) {
     case IrqVector::LocalTimer: return "local_timer";
     case IrqVector::Reschedule: return "reschedule";
     case IrqVector::CallFunction: return "call_function";
+    case IrqVector::Device: return "device";
     default: return "?";
   }
 }

@@ -1,6 +1,7 @@
 // The virtual hardware: everything a guest CPU can do that the hypervisor sees, and nothing else.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "core/time.hpp"
 
@@ -11,6 +12,7 @@ enum class IrqVector : std::uint8_t {
   LocalTimer,    // LAPIC timer (TSC-deadline) / EL1 virtual timer PPI 27
   Reschedule,    // RESCHEDULE_VECTOR / IPI_RESCHEDULE SGI
   CallFunction,  // CALL_FUNCTION_SINGLE_VECTOR / IPI_CALL_FUNC SGI (irq_work, nohz kicks)
+  Device,        // virtio-blk MSI-X (a device vector below LOCAL_TIMER) / its LPI
   Count
 };
 const char* irq_vector_name(IrqVector v);
@@ -52,7 +54,16 @@ class VirtualCpu {
   virtual void timer_write_control(bool enabled) = 0;
 
   virtual void send_ipi(int dest_cpu, IrqVector v) = 0;  // x2APIC ICR / ICC_SGI1R_EL1
+  // virtio-blk: queue a request and notify the device (an MMIO/PIO write: exits); its
+  // completion raises IrqVector::Device on this CPU and appears in io_completions().
+  virtual void io_submit(std::uint64_t request) = 0;
+  virtual std::vector<std::uint64_t> io_completions() = 0;  // drain the used ring
   virtual void write_poll_control(bool host_poll_allowed) = 0;  // MSR_KVM_POLL_CONTROL
+
+  // Not an instruction: another CPU wrote a flag this CPU may be polling on (TIF
+  // NEED_RESCHED seen by a polling idle loop). Real hardware needs nothing for it;
+  // the simulation must wake the actor that spins.
+  virtual void notify_poller() = 0;
 };
 
 }  // namespace vtick

@@ -22,6 +22,9 @@ struct FakeCpu final : VirtualCpu {
   void timer_write_control(bool en) override { writes.push_back({'C', en}); }
   void send_ipi(int, IrqVector) override {}
   void write_poll_control(bool) override {}
+  void io_submit(std::uint64_t) override {}
+  std::vector<std::uint64_t> io_completions() override { return {}; }
+  void notify_poller() override {}
 };
 Hrtimer timer(const char* name, int* fired) {
   Hrtimer h;
