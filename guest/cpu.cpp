@@ -15,7 +15,36 @@ const char* guest_cpu_state_name(GuestCpuState s) {
 }
 
 GuestCpu::GuestCpu(GuestKernel& k, int id)
-    : k_(k), id_(id), ce_(k.params().isa, hw_), hrtimers_(ce_), tick_(*this) {}
+    : k_(k), id_(id), ce_(k.params().isa, hw_), hrtimers_(ce_), tick_(*this), rng_(k.seed(), "guest/cpu" + std::to_string(id)) {}
+
+void GuestCpu::account_process_tick(sim_ns) {
+  Cputime what = Cputime::System;
+  if (irq_from_ == GuestCpuState::User) what = Cputime::User;
+  else if (!curr && (irq_from_ == GuestCpuState::Idle || irq_from_ == GuestCpuState::Halted)) what = Cputime::Idle;
+  cputime_.account_process_tick(what, k_.tick_nsec(), hw_->steal_clock(),
+                                tick_.tick_nohz_tick_stopped() && tick_.inidle());
+}
+
+Kcpustat GuestCpu::proc_stat(sim_ns t) {
+  if (k_.params().cputime == "new") return cputime_.proc_stat_new(t, hw_->steal_clock());
+  return cputime_.proc_stat_old(online_, t);
+}
+
+// add_timer(): queue on this CPU's wheel; a nohz_full CPU whose tick is stopped is
+// kicked so it can re-evaluate (trigger_dyntick_cpu -> wake_up_full_nohz_cpu ->
+// tick_nohz_full_kick_cpu): the kick's irq_work runs nohz_full_kick_func(), which is
+// empty unless the 2026 series P1(a) makes a polling CPU leave its poll loop.
+void GuestCpu::add_timer(sim_ns delay, std::function<void(GuestCpu&, const WheelTimer&)> fn) {
+  std::uint64_t dj = static_cast<std::uint64_t>((delay + k_.tick_nsec() - 1) / k_.tick_nsec());
+  WheelTimer t;
+  t.fn = std::move(fn);
+  t.queued_at = now();
+  wheel_.add(k_.jiffies + std::max<std::uint64_t>(dj, 1), k_.jiffies, std::move(t));
+  if (k_.tick_nohz_full_cpu(id_) && tick_.tick_nohz_tick_stopped()) {
+    ++nohz_kicks;
+    if (k_.params().series.p1_kick && polling) need_resched = true;
+  }
+}
 
 void GuestCpu::kernel_work(sim_ns ns) {
   while (ns > 0) ns = hw_->run(ns);
@@ -25,6 +54,7 @@ void GuestCpu::kernel_work(sim_ns ns) {
 void GuestCpu::handle_irq(IrqVector v) {
   ++irqs[static_cast<size_t>(v)];
   GuestCpuState prev = state();
+  irq_from_ = prev;
   enter_state(GuestCpuState::Irq);
   tick_.tick_nohz_irq_enter();
   const GuestCosts& c = k_.params().costs;
@@ -53,12 +83,26 @@ void GuestCpu::handle_irq(IrqVector v) {
   enter_state(prev);
 }
 
+// Kernel housekeeping timers on the wheel (vmstat, writeback, ...): self-rearming,
+// exponentially spaced at guest.timers.background_hz.
+void GuestCpu::arm_background_timer() {
+  double hz = k_.params().background_timer_hz;
+  sim_ns delay = rng_.exponential(static_cast<sim_ns>(1e9 / hz));
+  add_timer(delay, [](GuestCpu& c, const WheelTimer&) {
+    ++c.background_timers;
+    c.arm_background_timer();
+  });
+}
+
 void GuestCpu::cpu_startup_entry() {
   time_.start(GuestCpuState::Idle, now());
   hw_->local_irq_disable();
   tick_.tick_setup_sched_timer(now());
   for (auto& [t, delay] : boot_sleepers) hrtimers_.start(t->sleep_timer, now() + delay, k_.params().timer_slack_ns);
   next_balance = now() + k_.balance_interval(true);
+  if (k_.params().background_timer_hz > 0) arm_background_timer();
+  // cpuidle-haltpoll: haltpoll_cpu_online() -> arch_haltpoll_enable(): no host polling
+  if (k_.params().cpuidle.driver == "haltpoll") hw_->write_poll_control(false);
   hw_->local_irq_enable();
   for (;;) {
     schedule();

@@ -9,7 +9,11 @@
 
 #include "core/state_clock.hpp"
 #include "core/time.hpp"
+#include "core/rng.hpp"
+#include "guest/cputime.hpp"
+#include "guest/cpuidle.hpp"
 #include "guest/hrtimer.hpp"
+#include "guest/timer_wheel.hpp"
 #include "guest/params.hpp"
 #include "guest/sched.hpp"
 #include "guest/task.hpp"
@@ -57,6 +61,19 @@ class GuestCpu final : public GuestIrqSink {
   HrtimerBase& hrtimers() { return hrtimers_; }
   ClockEventDevice& clockevent() { return ce_; }
   TickSched& tick() { return tick_; }
+  TimerWheel& wheel() { return wheel_; }
+  CpuTimeAccount& cputime() { return cputime_; }
+  CpuidleDevice& cpuidle() { return cpuidle_dev_; }
+  Rng& rng() { return rng_; }
+  GuestCpuState irq_from() const { return irq_from_; }  // what the current interrupt interrupted
+  bool in_poll() const { return in_poll_; }
+  bool online() const { return online_; }
+  Kcpustat proc_stat(sim_ns now);                         // the configured scheme
+
+  // update_process_times() -> account_process_tick()
+  void account_process_tick(sim_ns now);
+  // add_timer() on this CPU for `delay` from now (timer wheel; jiffies granularity).
+  void add_timer(sim_ns delay, std::function<void(GuestCpu&, const WheelTimer&)> fn);
 
   // thread_info flags of the current task (TIF_NEED_RESCHED, TIF_POLLING_NRFLAG).
   bool need_resched = false;
@@ -79,6 +96,10 @@ class GuestCpu final : public GuestIrqSink {
   bool ilb_kick_pending = false;     // NOHZ_BALANCE_KICK
 
 
+  std::uint64_t nohz_kicks = 0;         // tick_nohz_full_kick_cpu() on this CPU
+  std::uint64_t background_timers = 0;  // housekeeping wheel timers that ran
+  void arm_background_timer();
+
   // accounting
   StateClock<GuestCpuState> time_;
   IdleStats idle_stats;
@@ -91,6 +112,9 @@ class GuestCpu final : public GuestIrqSink {
   void default_idle_call();
   void idle_call_stop_or_retain_tick(bool stop_tick);
   void apply_tick_choice(TickChoice c, bool got_tick);
+  void cpu_idle_poll();
+  int call_cpuidle(int state);
+  int poll_idle();
   // kernel/sched: task execution (guest/sched.cpp, guest/task_exec.cpp)
   void schedule();
   Task* pick_next_task();
@@ -106,17 +130,27 @@ class GuestCpu final : public GuestIrqSink {
   TickSched tick_;
   std::array<sim_ns, 4> idle_hist_{};  // tglx_avg: last four idle durations
   std::size_t idle_hist_pos_ = 0;
+  TimerWheel wheel_;
+  CpuTimeAccount cputime_;
+  CpuidleDevice cpuidle_dev_;
+  Rng rng_;
+  GuestCpuState irq_from_ = GuestCpuState::Idle;
+  bool in_poll_ = false;
+  bool online_ = true;
 };
 
 class GuestKernel {
  public:
   GuestKernel(GuestParams p, int nr_cpus, std::uint64_t seed = 1);
   const GuestParams& params() const { return p_; }
+  std::uint64_t seed() const { return seed_; }
   const TickPolicy& policy() const { return *policy_; }
   sim_ns tick_nsec() const { return tick_nsec_; }
   sim_ns sched_slice() const;  // sysctl_sched_base_slice after sched_tunable_scaling
   int nr_cpus() const { return static_cast<int>(cpus_.size()); }
   GuestCpu& cpu(int i) { return *cpus_[static_cast<size_t>(i)]; }
+
+  bool tick_nohz_full_cpu(int cpu) const { return p_.nohz && ((p_.nohz_full >> cpu) & 1ULL); }
 
   // kernel/time/tick-sched.c globals
   static constexpr int TICK_DO_TIMER_NONE = -1;

@@ -52,22 +52,97 @@ const std::vector<int>& allowed_hz() {
   return v;
 }
 
-std::string parse_cmdline(const std::string& cmdline, GuestParams& p) {
+bool parse_cpulist(const std::string& s, int nr_cpus, std::uint64_t& mask) {
+  mask = 0;
+  std::istringstream in(s);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    auto dash = part.find('-');
+    std::string a = part.substr(0, dash), b = dash == std::string::npos ? a : part.substr(dash + 1);
+    if (a.empty() || b.empty() || a.find_first_not_of("0123456789") != std::string::npos ||
+        b.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    int lo = std::stoi(a), hi = std::stoi(b);
+    if (lo > hi || hi >= nr_cpus || hi >= 64) return false;
+    for (int c = lo; c <= hi; ++c) mask |= 1ULL << c;
+  }
+  return mask != 0;
+}
+
+const std::vector<std::string>& nohz_poll_series_names() {
+  static const std::vector<std::string> v = {"none", "p1p2", "p2_without_kick", "p2_without_stopped_tick_fix"};
+  return v;
+}
+
+bool nohz_poll_series(const std::string& name, NohzPollSeries& s) {
+  s = NohzPollSeries{};
+  if (name == "none") return true;
+  s.p2 = true;
+  s.p1_user_entry = true;
+  s.p1_kick = name != "p2_without_kick";
+  s.p1_stopped_tick_fix = name != "p2_without_stopped_tick_fix";
+  return name == "p1p2" || name == "p2_without_kick" || name == "p2_without_stopped_tick_fix";
+}
+
+static bool parse_uint(const std::string& v, std::uint64_t& out) {
+  if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 12) return false;
+  out = std::stoull(v);
+  return true;
+}
+
+std::string parse_cmdline(const std::string& cmdline, GuestParams& p, int nr_cpus) {
+  static const char* kAllowed =
+      "nohz=on|off, nohz_full=<cpulist>, idle=poll, nohlt, cpuidle.off=1, cpuidle_haltpoll.force=1, "
+      "haltpoll.guest_halt_poll_ns=N, haltpoll.guest_halt_poll_grow=N, haltpoll.guest_halt_poll_grow_start=N, "
+      "haltpoll.guest_halt_poll_shrink=N, haltpoll.guest_halt_poll_allow_shrink=Y|N";
   std::istringstream in(cmdline);
   std::string tok;
+  HaltpollParams& hp = p.cpuidle.haltpoll;
   while (in >> tok) {
     auto eq = tok.find('=');
     std::string key = tok.substr(0, eq);
     std::string val = eq == std::string::npos ? "" : tok.substr(eq + 1);
+    std::uint64_t n = 0;
+    auto number = [&](const char* what) -> std::string {
+      if (!parse_uint(val, n)) return tok + ": " + what + " must be a non-negative integer";
+      return "";
+    };
+    std::string err;
     if (key == "nohz") {
       if (val == "off") p.nohz = false;
       else if (val == "on") p.nohz = true;
-      else return "nohz=" + val + ": allowed nohz=on or nohz=off";
+      else return tok + ": allowed nohz=on or nohz=off";
+    } else if (key == "nohz_full") {
+      if (!parse_cpulist(val, nr_cpus, p.nohz_full))
+        return tok + ": a cpulist like 2-3 or 1,3 of CPUs below " + std::to_string(nr_cpus);
+    } else if (key == "idle") {
+      if (val != "poll") return tok + ": only idle=poll is modelled";
+      p.idle_poll = true;
+    } else if (tok == "nohlt") {
+      p.idle_poll = true;
     } else if (key == "cpuidle.off") {
-      if (val != "1") return "cpuidle.off=" + val + ": allowed cpuidle.off=1";
-      p.cpuidle_driver = "none";
+      if (val != "1") return tok + ": allowed cpuidle.off=1";
+      p.cpuidle.driver = "none";
+    } else if (key == "cpuidle_haltpoll.force") {
+      if (val != "1") return tok + ": allowed cpuidle_haltpoll.force=1";
+      p.cpuidle.driver = "haltpoll";
+    } else if (key == "haltpoll.guest_halt_poll_ns") {
+      if (!(err = number("guest_halt_poll_ns")).empty()) return err;
+      hp.guest_halt_poll_ns = static_cast<sim_ns>(n);
+    } else if (key == "haltpoll.guest_halt_poll_grow") {
+      if (!(err = number("guest_halt_poll_grow")).empty()) return err;
+      hp.guest_halt_poll_grow = static_cast<unsigned>(n);
+    } else if (key == "haltpoll.guest_halt_poll_grow_start") {
+      if (!(err = number("guest_halt_poll_grow_start")).empty()) return err;
+      hp.guest_halt_poll_grow_start = static_cast<sim_ns>(n);
+    } else if (key == "haltpoll.guest_halt_poll_shrink") {
+      if (!(err = number("guest_halt_poll_shrink")).empty()) return err;
+      hp.guest_halt_poll_shrink = static_cast<unsigned>(n);
+    } else if (key == "haltpoll.guest_halt_poll_allow_shrink") {
+      if (val != "Y" && val != "N" && val != "1" && val != "0") return tok + ": allowed Y or N";
+      hp.guest_halt_poll_allow_shrink = (val == "Y" || val == "1");
     } else {
-      return "boot parameter '" + tok + "' is not modelled; allowed: nohz=on|off, cpuidle.off=1";
+      return "boot parameter '" + tok + "' is not modelled; allowed: " + kAllowed;
     }
   }
   return "";

@@ -5,6 +5,7 @@
 
 #include "core/param_row.hpp"
 #include "core/time.hpp"
+#include "guest/cpuidle.hpp"
 #include "guest/sched.hpp"
 #include "platform/arch.hpp"
 
@@ -28,13 +29,39 @@ struct GuestCosts {
   sim_ns io_complete_ns = 1500;    // virtio-blk interrupt handler + bio completion
 };
 
+// Marco Crivellari's 2026 series "Stop the idle tick on polling idle on nohz_full CPUs".
+struct NohzPollSeries {
+  bool p1_kick = false;              // P1(a): nohz_full_kick_func() sets TIF_NEED_RESCHED when polling
+  bool p1_stopped_tick_fix = false;  // P1(b): a stopped tick expiring in idle sets TIF_NEED_RESCHED
+  bool p1_user_entry = false;        // P1(c): stop a still-running tick on return to user space
+  bool p2 = false;                   // P2: with idle=poll, nohz_full CPUs stop the tick on idle entry
+};
+const std::vector<std::string>& nohz_poll_series_names();
+bool nohz_poll_series(const std::string& name, NohzPollSeries& out);
+
+// Reasons tick_nohz_next_event() keeps the tick for one more period, as probabilities
+// per evaluation (rcu_needs_cpu(), irq_work_needs_cpu(), local_timer_softirq_pending()).
+struct NohzReasons {
+  double rcu_needs_cpu = 0;
+  double irq_work_needs_cpu = 0;
+  double softirq_pending = 0;
+};
+
 struct GuestParams {
   Isa isa = Isa::X86_64;
   int hz = 1000;                   // CONFIG_HZ
   std::string tick_policy = "legacy";
-  std::string cpuidle_driver = "none";
+  CpuidleParams cpuidle;
   std::string cmdline;             // boot parameters as given
   bool nohz = true;                // nohz=off clears it
+  bool idle_poll = false;          // idle=poll / nohlt: cpu_idle_force_poll
+  std::uint64_t nohz_full = 0;     // nohz_full=<cpulist> as a mask
+  std::string nohz_poll_series_name = "none";
+  NohzPollSeries series;
+  NohzReasons reasons;
+  double background_timer_hz = 0;  // per-CPU timer-wheel timers per second (vmstat, writeback, ...)
+  sim_ns poll_relax_batch_ns = 14000;  // POLL_IDLE_RELAX_COUNT (200) cpu_relax() between clock checks
+  std::string cputime = "old";     // old (dual scheme) | new (Weisbecker 2026 refactor)
   sim_ns timer_slack_ns = 50000;   // task timer_slack_ns default (init_task: 50 us)
   sim_ns timekeeping_max_deferment = 0;  // set from the clocksource in the kernel; see model.md
   GuestCosts costs;
@@ -50,6 +77,9 @@ bool set_guest_cost(GuestCosts& c, const std::string& key, double value);
 const std::vector<int>& allowed_hz();
 
 // Parses guest.cmdline into `p`; returns an error text naming the bad parameter, or "".
-std::string parse_cmdline(const std::string& cmdline, GuestParams& p);
+// `nr_cpus` bounds cpulists.
+std::string parse_cmdline(const std::string& cmdline, GuestParams& p, int nr_cpus);
+// "2-3,5" -> mask; false on a malformed list or a CPU >= nr_cpus.
+bool parse_cpulist(const std::string& s, int nr_cpus, std::uint64_t& mask);
 
 }  // namespace vtick

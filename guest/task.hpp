@@ -56,6 +56,7 @@ struct Task {
   int last_cpu = -1;               // CPU it last ran on (migration detection)
   sim_ns refill_left = 0;          // cache refill still owed after a migration
   bool yield_skip = false;         // sched_yield(): let another task go first
+  bool posix_cpu_timer = false;    // TICK_DEP_BIT_POSIX_TIMER: CPU-time timers armed
 
   // results
   std::uint64_t ops = 0;

@@ -1,4 +1,4 @@
-// kernel/time/tick-sched.c: NO_HZ idle tick handling (high-resolution mode).
+// kernel/time/tick-sched.c: NO_HZ idle and NO_HZ_FULL tick handling (high-resolution mode).
 #include "guest/tick_sched.hpp"
 
 #include <algorithm>
@@ -17,6 +17,8 @@ TickSched::TickSched(GuestCpu& cpu) : cpu_(cpu) {
   sched_timer_.name = "tick_nohz_handler";
   sched_timer_.function = [this](sim_ns now) { return tick_nohz_handler(now); };
 }
+
+bool TickSched::nohz_full_cpu() const { return cpu_.kernel().tick_nohz_full_cpu(cpu_.id()); }
 
 // tick_setup_sched_timer(): the first tick on the jiffies grid after now. All CPUs
 // share the grid (no skew_tick).
@@ -59,16 +61,20 @@ void TickSched::tick_sched_do_timer(sim_ns now) {
   if (inidle_) got_idle_tick_ = true;
 }
 
-// tick_sched_handle() -> update_process_times(): scheduler tick, timers, RCU. The
-// guest time it takes is one cost; the scheduler tick's decisions follow.
-void TickSched::tick_sched_handle() {
+// tick_sched_handle() -> update_process_times(): cputime, timers, the scheduler tick.
+void TickSched::tick_sched_handle(sim_ns now) {
   GuestCpu& c = cpu_;
-  c.hw().run(c.kernel().params().costs.tick_handler_ns);
+  GuestKernel& k = c.kernel();
+  if (tick_stopped_ && !c.curr) ++idle_jiffies_;  // not accounted twice by the restart
+  c.account_process_tick(now);
+  c.hw().run(k.params().costs.tick_handler_ns);
+  // run_local_timers() -> TIMER_SOFTIRQ: the timer wheel's expired buckets
+  if (!c.wheel().empty() && c.wheel().next_expiry() <= k.jiffies) c.wheel().run(k.jiffies, c);
   // scheduler_tick(): with other tasks waiting, the running one yields once it has had
   // its slice (EEVDF base slice 0.75 ms scaled by 1 + ilog2(min(nr_cpus, 8))).
   c.update_curr();
-  if (c.curr && !c.rq.empty() && c.now() - c.slice_start >= c.kernel().sched_slice()) c.need_resched = true;
-  c.kernel().trigger_load_balance(c);
+  if (c.curr && !c.rq.empty() && c.now() - c.slice_start >= k.sched_slice()) c.need_resched = true;
+  k.trigger_load_balance(c);
 }
 
 // tick_nohz_handler(): the sched_timer callback.
@@ -77,17 +83,29 @@ HrtimerRestart TickSched::tick_nohz_handler(sim_ns now) {
   emit(now, cpu_.id(), "tick", inidle_, sched_timer_.expires);
   if (inidle_) ++stats_.ticks_idle;
   else ++stats_.ticks_busy;
+  if (cpu_.irq_from() == GuestCpuState::User) ++stats_.ticks_user;
+  if (cpu_.in_poll()) ++stats_.ticks_polling;
   tick_sched_do_timer(now);
-  tick_sched_handle();
-  // A stopped tick is re-armed by the idle loop, not here.
-  if (tick_stopped_) return HrtimerRestart::NoRestart;
+  tick_sched_handle(now);
+  if (tick_stopped_) {
+    // A stopped tick is re-armed by the idle loop, not here. 2026 series P1(b): a polling
+    // nohz_full CPU never re-enters that loop, so make it leave the poll.
+    if (inidle_ && nohz_full_cpu() && cpu_.kernel().params().series.p1_stopped_tick_fix && cpu_.polling)
+      cpu_.need_resched = true;
+    return HrtimerRestart::NoRestart;
+  }
   sched_timer_.forward(cpu_.now(), cpu_.kernel().tick_nsec());
   return HrtimerRestart::Restart;
 }
 
 bool TickSched::can_stop_idle_tick() {
-  if (!cpu_.kernel().params().nohz || !cpu_.kernel().policy().nohz) return false;  // NOHZ inactive
+  GuestKernel& k = cpu_.kernel();
+  if (!k.params().nohz || !k.policy().nohz) return false;  // NOHZ inactive
   if (cpu_.need_resched) return false;
+  if (k.params().nohz_full) {
+    // keep the tick alive for timekeeping while full-dynticks CPUs exist
+    if (k.tick_do_timer_cpu == cpu_.id() || k.tick_do_timer_cpu == GuestKernel::TICK_DO_TIMER_NONE) return false;
+  }
   return true;
 }
 
@@ -98,8 +116,15 @@ sim_ns TickSched::tick_nohz_next_event() {
   sim_ns basemono = k.last_jiffies_update;
   last_jiffies_ = k.jiffies;
   timer_expires_base_ = basemono;
-  // No timer-wheel timers are modelled yet: get_next_timer_interrupt() has nothing.
-  sim_ns next_tick = KTIME_MAX;
+  sim_ns next_tick;
+  const NohzReasons& why = k.params().reasons;
+  auto draw = [&](double p) { return p > 0 && cpu_.rng().uniform01() < p; };
+  if (draw(why.rcu_needs_cpu) || draw(why.irq_work_needs_cpu) || draw(why.softirq_pending)) {
+    ++stats_.kept_for_reason;
+    next_tick = basemono + k.tick_nsec();
+  } else {
+    next_tick = cpu_.wheel().get_next_timer_interrupt(k.jiffies, basemono, k.tick_nsec());
+  }
   if (next_tick != KTIME_MAX && next_tick - basemono <= k.tick_nsec() && !tick_stopped_) {
     timer_expires_ = 0;
     return 0;
@@ -149,9 +174,14 @@ void TickSched::tick_nohz_idle_stop_tick() {
     bool was_stopped = tick_stopped_;
     tick_nohz_stop_tick();
     ++stats_.idle_sleeps;
-    if (!was_stopped && tick_stopped_) cpu_.kernel().nohz_balance_enter_idle(cpu_);
+    if (!was_stopped && tick_stopped_) {
+      idle_jiffies_ = last_jiffies_;
+      cpu_.cputime().dyntick_start(cpu_.now(), cpu_.hw().steal_clock());  // kcpustat_dyntick_start()
+      cpu_.kernel().nohz_balance_enter_idle(cpu_);
+    }
   } else {
     emit(cpu_.now(), cpu_.id(), "tick_retain");
+    ++stats_.retains;
     tick_nohz_retain_tick();
   }
 }
@@ -163,7 +193,8 @@ void TickSched::tick_nohz_idle_retain_tick() {
 }
 
 void TickSched::tick_nohz_idle_enter() {
-  inidle_ = true;  // tick_nohz_start_idle() accounting: see guest/cputime (later)
+  inidle_ = true;
+  cpu_.cputime().start_idle(cpu_.now());  // tick_nohz_start_idle()
 }
 
 // tick_nohz_restart(): back on the grid of the tick that was stopped.
@@ -180,6 +211,11 @@ void TickSched::tick_nohz_restart_sched_tick(sim_ns now) {
   tick_stopped_ = false;
   ++stats_.restarts;
   emit(now, cpu_.id(), "tick_restart");
+  cpu_.cputime().dyntick_stop(now, cpu_.hw().steal_clock());
+  // tick_nohz_account_idle_time(): the old scheme accounts the stopped period in ticks
+  GuestKernel& k = cpu_.kernel();
+  if (k.jiffies > idle_jiffies_) cpu_.cputime().account_idle_ticks(k.jiffies - idle_jiffies_, k.tick_nsec(), cpu_.hw().steal_clock());
+  idle_jiffies_ = k.jiffies;
   tick_nohz_restart(now);
 }
 
@@ -187,9 +223,16 @@ void TickSched::tick_nohz_idle_restart_tick() {
   if (tick_stopped_) tick_nohz_restart_sched_tick(cpu_.now());
 }
 
+// tick_nohz_idle_exit(): only a stopped tick is looked at. Since a5183862e76f a
+// nohz_full CPU keeps it stopped when nothing needs it; others restart it.
 void TickSched::tick_nohz_idle_exit() {
   inidle_ = false;
-  if (tick_stopped_) tick_nohz_restart_sched_tick(cpu_.now());
+  sim_ns now = cpu_.now();
+  cpu_.cputime().stop_idle(now);  // tick_nohz_stop_idle()
+  cpu_.cputime().dyntick_stop(now, cpu_.hw().steal_clock());
+  if (!tick_stopped_) return;
+  if (nohz_full_cpu()) __tick_nohz_full_update_tick(now);
+  else tick_nohz_restart_sched_tick(now);
 }
 
 bool TickSched::tick_nohz_idle_got_tick() {
@@ -200,16 +243,63 @@ bool TickSched::tick_nohz_idle_got_tick() {
   return false;
 }
 
-void TickSched::tick_nohz_update_jiffies(sim_ns now) { cpu_.kernel().tick_do_update_jiffies64(now); }
-
-// tick_nohz_irq_enter(): a stopped tick leaves jiffies stale; catch up. The tick
-// itself is not re-evaluated here.
+// tick_nohz_irq_enter(): stop idle accounting; a stopped tick leaves jiffies stale.
+// The tick itself is not re-evaluated here.
 void TickSched::tick_nohz_irq_enter() {
-  if (tick_stopped_) tick_nohz_update_jiffies(cpu_.now());
+  sim_ns now = cpu_.now();
+  cpu_.cputime().stop_idle(now);
+  cpu_.cputime().dyntick_irq_enter(now);
+  if (tick_stopped_) cpu_.kernel().tick_do_update_jiffies64(now);
 }
 
+// tick_nohz_irq_exit(): in idle only idle accounting restarts (the idle loop's next
+// iteration re-evaluates the tick); a busy nohz_full CPU re-evaluates it here.
 void TickSched::tick_nohz_irq_exit() {
-  // In idle: only idle accounting restarts (next loop iteration re-evaluates the tick).
+  if (inidle_) {
+    cpu_.cputime().start_idle(cpu_.now());
+    cpu_.cputime().dyntick_irq_exit(cpu_.now());
+  } else {
+    tick_nohz_full_update_tick();
+  }
+}
+
+// --- NO_HZ_FULL ---------------------------------------------------------------
+
+// can_stop_full_tick(): no tick dependency (SCHED: more than one runnable task on
+// this CPU; POSIX_TIMER: the running task has CPU timers armed).
+bool TickSched::can_stop_full_tick() const {
+  if (cpu_.nr_running() > 1) return false;
+  if (cpu_.curr && cpu_.curr->posix_cpu_timer) return false;
+  return true;
+}
+
+void TickSched::tick_nohz_full_stop_tick() {
+  if (tick_nohz_next_event()) {
+    bool was = tick_stopped_;
+    tick_nohz_stop_tick();
+    if (!was && tick_stopped_) emit(cpu_.now(), cpu_.id(), "tick_stop", next_tick_ == KTIME_MAX ? -1 : next_tick_);
+  } else {
+    tick_nohz_retain_tick();
+  }
+}
+
+void TickSched::__tick_nohz_full_update_tick(sim_ns now) {
+  if (can_stop_full_tick()) tick_nohz_full_stop_tick();
+  else if (tick_stopped_) tick_nohz_restart_sched_tick(now);
+}
+
+void TickSched::tick_nohz_full_update_tick() {
+  if (!nohz_full_cpu() || !cpu_.kernel().params().nohz) return;
+  __tick_nohz_full_update_tick(cpu_.now());
+}
+
+// 2026 series P1(c): on the way back to user space a nohz_full CPU whose tick is still
+// running stops it instead of letting it fire once in user space.
+void TickSched::tick_nohz_user_enter() {
+  if (!nohz_full_cpu() || !cpu_.kernel().params().series.p1_user_entry || tick_stopped_) return;
+  if (!can_stop_full_tick()) return;
+  ++stats_.user_entry_stops;
+  tick_nohz_full_stop_tick();
 }
 
 }  // namespace vtick

@@ -20,6 +20,10 @@ struct TickSchedStats {
   std::uint64_t retains = 0;        // tick_nohz_idle_retain_tick()
   std::uint64_t do_timer_handovers = 0;  // gave up tick_do_timer_cpu on stop
   std::uint64_t do_timer_takeovers = 0;  // took tick_do_timer_cpu in the tick handler
+  std::uint64_t ticks_user = 0;          // ... taken while a task ran in user space
+  std::uint64_t ticks_polling = 0;       // ... taken while the CPU polled in idle
+  std::uint64_t kept_for_reason = 0;     // RCU / irq_work / softirq kept the tick
+  std::uint64_t user_entry_stops = 0;    // 2026 series P1(c) stops on return to user
 };
 
 class TickSched {
@@ -41,6 +45,11 @@ class TickSched {
   void tick_nohz_irq_enter();
   void tick_nohz_irq_exit();
 
+  // NO_HZ_FULL
+  void tick_nohz_full_update_tick();
+  void tick_nohz_user_enter();
+  bool nohz_full_cpu() const;
+
   bool inidle() const { return inidle_; }
   sim_ns sched_timer_expires() const { return sched_timer_.queued ? sched_timer_.expires : KTIME_MAX; }
   const TickSchedStats& stats() const { return stats_; }
@@ -48,14 +57,16 @@ class TickSched {
  private:
   HrtimerRestart tick_nohz_handler(sim_ns now);
   void tick_sched_do_timer(sim_ns now);
-  void tick_sched_handle();
+  void tick_sched_handle(sim_ns now);
+  bool can_stop_full_tick() const;
+  void tick_nohz_full_stop_tick();
+  void __tick_nohz_full_update_tick(sim_ns now);
   bool can_stop_idle_tick();
   sim_ns tick_nohz_next_event();
   void tick_nohz_stop_tick();
   void tick_nohz_retain_tick() { timer_expires_base_ = 0; }
   void tick_nohz_restart(sim_ns now);
   void tick_nohz_restart_sched_tick(sim_ns now);
-  void tick_nohz_update_jiffies(sim_ns now);
 
   GuestCpu& cpu_;
   Hrtimer sched_timer_;
@@ -68,6 +79,7 @@ class TickSched {
   sim_ns timer_expires_ = 0;
   sim_ns timer_expires_base_ = 0;
   std::uint64_t last_jiffies_ = 0;
+  std::uint64_t idle_jiffies_ = 0;  // jiffies when the tick stopped (bulk idle ticks later)
   std::uint64_t last_tick_jiffies_ = 0;
   int stalled_jiffies_ = 0;
   TickSchedStats stats_;

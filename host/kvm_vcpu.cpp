@@ -169,6 +169,21 @@ void KvmVcpu::safe_halt() {
   deliver();
 }
 
+// The guest spins in guest mode: nothing exits (pause-loop exiting comes with the host
+// model); to its SMT sibling the thread is a spinning one.
+void KvmVcpu::poll_wait(sim_ns until) {
+  if_ = true;
+  if (irr_) {
+    deliver();
+    return;
+  }
+  hw_.set_activity(HwActivity::GuestPoll, now());
+  wait_event(bell_, std::min(until, next_event_time()));
+  process_events(true);
+  hw_.set_activity(HwActivity::Guest, now());
+  if (irr_) deliver();
+}
+
 void KvmVcpu::timer_write_deadline(sim_ns deadline) {
   timer_deadline_ = deadline;
   const ArchCosts& c = vm_.costs();

@@ -70,6 +70,7 @@ class KvmVcpu final : public VirtualCpu {
   void local_irq_enable() override;
   bool irqs_disabled() const override { return !if_; }
   void safe_halt() override;
+  void poll_wait(sim_ns until) override;
   void timer_write_deadline(sim_ns deadline) override;
   void timer_write_control(bool enabled) override;
   void send_ipi(int dest_cpu, IrqVector v) override;

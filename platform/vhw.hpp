@@ -48,6 +48,10 @@ class VirtualCpu {
   // after delivering the interrupt that woke it.
   virtual void safe_halt() = 0;
 
+  // A cpu_relax() (PAUSE / YIELD) spin loop in guest mode with interrupts enabled:
+  // returns at `until`, after an interrupt was delivered, or on notify_poller().
+  virtual void poll_wait(sim_ns until) = 0;
+
   // The per-CPU timer's registers: x86 lapic-deadline (IA32_TSC_DEADLINE, x2APIC LVTT),
   // arm64 EL1 virtual timer (CNTV_CVAL_EL0, CNTV_CTL_EL0). A deadline of 0 disarms.
   virtual void timer_write_deadline(sim_ns deadline) = 0;

@@ -14,7 +14,7 @@ namespace vtick {
 
 namespace {
 
-enum class VType { Int, Float, Str, Duration };
+enum class VType { Int, Float, Str, Duration, Bool };
 
 struct Spec {
   std::string key;
@@ -28,12 +28,14 @@ struct Raw {
   VType type;
   std::int64_t i = 0;
   double f = 0;
+  bool b = false;
   std::string s;
   std::string text;   // as written
   std::string where;  // "file:line:col" or "--set"
 };
 
-const char* kSections[] = {"platform", "host", "host.kvm", "host.costs", "guest", "guest.costs", "workload", "run"};
+const char* kSections[] = {"platform", "host",       "host.kvm",     "host.costs", "guest",   "guest.costs",
+                           "guest.nohz", "guest.sched", "guest.timers", "workload",   "run"};
 
 std::vector<std::string> policy_names() {
   std::vector<std::string> v;
@@ -58,9 +60,21 @@ const std::vector<Spec>& specs() {
         {"host.kvm.max_halt_poll_ns", VType::Int, -1, 10e6, {}, "per-VM KVM_CAP_HALT_POLL override (-1: not set)"},
         {"guest.hz", VType::Int, 1, 0, {}, "CONFIG_HZ"},
         {"guest.tick_policy", VType::Str, 1, 0, policy_names(), "idle tick-stop variant"},
-        {"guest.cpuidle_driver", VType::Str, 1, 0, {"none"}, "guest cpuidle driver"},
+        {"guest.cpuidle_driver", VType::Str, 1, 0, {"none", "single-state", "haltpoll"}, "guest cpuidle driver"},
         {"guest.cmdline", VType::Str, 1, 0, {}, "guest boot parameters"},
         {"guest.timer_slack", VType::Duration, 0, 1e9 * NS, {}, "task timer_slack_ns"},
+        {"guest.nohz_poll_series", VType::Str, 1, 0, nohz_poll_series_names(), "2026 nohz_full idle=poll series variant"},
+        {"guest.cputime", VType::Str, 1, 0, {"old", "new"}, "idle cputime accounting: old dual scheme or the 2026 refactor"},
+        {"guest.poll_relax_batch", VType::Duration, 1, 100 * US, {}, "time of POLL_IDLE_RELAX_COUNT cpu_relax() between clock checks"},
+        {"guest.nohz.rcu_needs_cpu", VType::Float, 0, 1, {}, "probability that rcu_needs_cpu() keeps the tick"},
+        {"guest.nohz.irq_work_needs_cpu", VType::Float, 0, 1, {}, "probability that irq_work_needs_cpu() keeps the tick"},
+        {"guest.nohz.softirq_pending", VType::Float, 0, 1, {}, "probability that a timer softirq is pending"},
+        {"guest.timers.background_hz", VType::Float, 0, 10000, {}, "per-CPU timer-wheel timers per second"},
+        {"guest.sched.wake_affine", VType::Bool, 1, 0, {}, "wake-affine / select_idle_sibling placement"},
+        {"guest.sched.load_balance", VType::Bool, 1, 0, {}, "tick, newidle and nohz idle load balancing"},
+        {"guest.sched.balance_interval", VType::Duration, 0, 1 * S, {}, "sd min balance interval (0: sd_weight ms)"},
+        {"guest.sched.migration_cost", VType::Duration, 0, 10e6 * NS, {}, "sysctl_sched_migration_cost"},
+        {"guest.sched.cache_refill", VType::Duration, 0, 1e6 * NS, {}, "work a migrated task pays to refill caches"},
         {"workload.kind", VType::Str, 1, 0, workload_kinds(), "workload"},
         {"workload.tasks", VType::Int, 1, 4096, {}, "periodic: number of tasks"},
         {"workload.work", VType::Duration, 1, 10 * S, {}, "periodic/pingpong: work per loop"},
@@ -165,6 +179,9 @@ Raw check(const Spec& s, Raw r) {
       if (!s.choices.empty() && std::find(s.choices.begin(), s.choices.end(), r.s) == s.choices.end())
         fail(r.where, head + ": allowed values: " + join(s.choices));
       break;
+    case VType::Bool:
+      if (r.type != VType::Bool) fail(r.where, head + ": must be true or false");
+      break;
     case VType::Duration: {
       sim_ns ns = 0;
       if (r.type != VType::Str || !parse_duration(r.s, ns))
@@ -189,6 +206,7 @@ Raw from_node(const toml::node& n) {
     o << r.f;
     r.text = o.str();
   } else if (auto st = n.as_string()) { r.type = VType::Str; r.s = st->get(); r.text = "\"" + r.s + "\""; }
+  else if (auto bo = n.as_boolean()) { r.type = VType::Bool; r.b = bo->get(); r.text = r.b ? "true" : "false"; }
   return r;
 }
 
@@ -242,6 +260,7 @@ struct Values {
   std::int64_t i(const std::string& k, std::int64_t d) const { return has(k) ? at(k).i : d; }
   double f(const std::string& k, double d) const { return has(k) ? at(k).f : d; }
   std::string s(const std::string& k, const std::string& d) const { return has(k) ? at(k).s : d; }
+  bool b(const std::string& k, bool d) const { return has(k) ? at(k).b : d; }
   std::string where(const std::string& k) const { return has(k) ? at(k).where : "default"; }
 };
 
@@ -255,7 +274,11 @@ const std::vector<std::string>& workload_kinds() {
 std::vector<std::pair<std::string, std::string>> scenario_keys() {
   std::vector<std::pair<std::string, std::string>> v;
   for (const auto& s : specs()) {
-    std::string t = s.type == VType::Int ? "integer" : s.type == VType::Float ? "number" : s.type == VType::Str ? "string" : "duration";
+    std::string t = s.type == VType::Int     ? "integer"
+                    : s.type == VType::Float ? "number"
+                    : s.type == VType::Str   ? "string"
+                    : s.type == VType::Bool  ? "boolean"
+                                             : "duration";
     if (!s.choices.empty()) t += " {" + join(s.choices, "|") + "}";
     v.emplace_back(s.key, t + ": " + s.help);
   }
@@ -334,10 +357,32 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   if (std::find(hzs.begin(), hzs.end(), g.hz) == hzs.end())
     fail(v.where("guest.hz"), "guest.hz = " + std::to_string(g.hz) + ": allowed values (Kconfig HZ_*): 100, 250, 300, 1000");
   g.tick_policy = v.s("guest.tick_policy", "legacy");
-  g.cpuidle_driver = v.s("guest.cpuidle_driver", "none");
+  g.cpuidle.driver = v.s("guest.cpuidle_driver", "none");
   g.cmdline = v.s("guest.cmdline", "");
-  std::string err = parse_cmdline(g.cmdline, g);
+  std::string err = parse_cmdline(g.cmdline, g, sc.vcpus);
   if (!err.empty()) fail(v.where("guest.cmdline"), "guest.cmdline = \"" + g.cmdline + "\": " + err);
+  if (v.has("guest.cpuidle_driver") && g.cpuidle.driver != v.s("guest.cpuidle_driver", ""))
+    fail(v.where("guest.cmdline"), "guest.cmdline selects cpuidle driver '" + g.cpuidle.driver + "' but guest.cpuidle_driver = \"" +
+                                       v.s("guest.cpuidle_driver", "") + "\"; set one of them");
+  if (g.cpuidle.driver == "haltpoll" && g.isa != Isa::X86_64)
+    fail(v.where("guest.cpuidle_driver"), "guest.cpuidle_driver = \"haltpoll\": cpuidle-haltpoll needs kvm_para_available() "
+                                          "(x86 guests); the arm64 port is an unmerged series. Allowed on arm64: none, single-state");
+  if (g.nohz_full & 1ULL)
+    fail(v.where("guest.cmdline"), "guest.cmdline: nohz_full must leave CPU 0 as the housekeeping (timekeeping) CPU");
+  g.nohz_poll_series_name = v.s("guest.nohz_poll_series", "none");
+  nohz_poll_series(g.nohz_poll_series_name, g.series);
+  g.cputime = v.s("guest.cputime", "old");
+  g.poll_relax_batch_ns = v.i("guest.poll_relax_batch", g.isa == Isa::X86_64 ? 14000 : 500);
+  g.reasons.rcu_needs_cpu = v.f("guest.nohz.rcu_needs_cpu", 0);
+  g.reasons.irq_work_needs_cpu = v.f("guest.nohz.irq_work_needs_cpu", 0);
+  g.reasons.softirq_pending = v.f("guest.nohz.softirq_pending", 0);
+  g.background_timer_hz = v.f("guest.timers.background_hz", 0);
+  SchedParams& sp = g.sched;
+  sp.wake_affine = v.b("guest.sched.wake_affine", true);
+  sp.load_balance = v.b("guest.sched.load_balance", true);
+  sp.balance_interval = v.i("guest.sched.balance_interval", 0);
+  sp.migration_cost = v.i("guest.sched.migration_cost", 500000);
+  sp.cache_refill_ns = v.i("guest.sched.cache_refill", 20000);
   g.timer_slack_ns = v.i("guest.timer_slack", 50000);
   for (const auto& row : guest_cost_rows()) {
     std::string k = "guest.costs." + row.key;
@@ -403,9 +448,21 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   }
   r.emplace_back("guest.hz", std::int64_t{g.hz});
   r.emplace_back("guest.tick_policy", g.tick_policy);
-  r.emplace_back("guest.cpuidle_driver", g.cpuidle_driver);
+  r.emplace_back("guest.cpuidle_driver", g.cpuidle.driver);
   r.emplace_back("guest.cmdline", g.cmdline);
   r.emplace_back("guest.timer_slack", format_duration(g.timer_slack_ns));
+  r.emplace_back("guest.nohz_poll_series", g.nohz_poll_series_name);
+  r.emplace_back("guest.cputime", g.cputime);
+  r.emplace_back("guest.poll_relax_batch", format_duration(g.poll_relax_batch_ns));
+  r.emplace_back("guest.nohz.rcu_needs_cpu", g.reasons.rcu_needs_cpu);
+  r.emplace_back("guest.nohz.irq_work_needs_cpu", g.reasons.irq_work_needs_cpu);
+  r.emplace_back("guest.nohz.softirq_pending", g.reasons.softirq_pending);
+  r.emplace_back("guest.timers.background_hz", g.background_timer_hz);
+  r.emplace_back("guest.sched.wake_affine", sp.wake_affine);
+  r.emplace_back("guest.sched.load_balance", sp.load_balance);
+  r.emplace_back("guest.sched.balance_interval", format_duration(sp.balance_interval));
+  r.emplace_back("guest.sched.migration_cost", format_duration(sp.migration_cost));
+  r.emplace_back("guest.sched.cache_refill", format_duration(sp.cache_refill_ns));
   for (const auto& row : guest_cost_rows())
     r.emplace_back("guest.costs." + row.key, v.i("guest.costs." + row.key, static_cast<std::int64_t>(row.value)));
   r.emplace_back("workload.kind", w.kind);

@@ -18,6 +18,7 @@ struct FakeCpu final : VirtualCpu {
   void local_irq_enable() override {}
   bool irqs_disabled() const override { return true; }
   void safe_halt() override {}
+  void poll_wait(sim_ns) override {}
   void timer_write_deadline(sim_ns d) override { writes.push_back({'D', d}); }
   void timer_write_control(bool en) override { writes.push_back({'C', en}); }
   void send_ipi(int, IrqVector) override {}

@@ -1,0 +1,44 @@
+// drivers/cpuidle/governors/haltpoll.c and the driver shapes of drivers/cpuidle.
+#include "guest/cpuidle.hpp"
+
+namespace vtick {
+
+int cpuidle_state_count(const CpuidleParams& p) {
+  if (p.driver == "haltpoll") return 2;   // cpuidle-haltpoll: poll, "haltpoll idle" (HLT)
+  if (p.driver == "single-state") return 1;
+  return 0;
+}
+
+int haltpoll_select(const CpuidleDevice& dev, bool* stop_tick) {
+  if (dev.poll_limit_ns == 0) return 1;  // no poll window: halt, tick may stop
+  if (dev.last_state_idx == 0) {
+    if (dev.poll_time_limit) return 1;    // the last poll ran out: halt
+    *stop_tick = false;
+    return 0;                             // poll again
+  }
+  *stop_tick = false;
+  return 0;                               // the last state was halt: poll first
+}
+
+sim_ns adjust_poll_limit(const HaltpollParams& p, sim_ns val, sim_ns block_ns) {
+  if (block_ns > val && block_ns <= p.guest_halt_poll_ns) {
+    sim_ns v = val * static_cast<sim_ns>(p.guest_halt_poll_grow);
+    if (v < p.guest_halt_poll_grow_start) v = p.guest_halt_poll_grow_start;
+    if (v > p.guest_halt_poll_ns) v = p.guest_halt_poll_ns;
+    return v;
+  }
+  if (block_ns > p.guest_halt_poll_ns && p.guest_halt_poll_allow_shrink)
+    return p.guest_halt_poll_shrink ? val / static_cast<sim_ns>(p.guest_halt_poll_shrink) : 0;
+  return val;
+}
+
+void haltpoll_reflect(const HaltpollParams& p, CpuidleDevice& dev, int index) {
+  dev.last_state_idx = index;
+  if (index == 0) return;
+  sim_ns old = dev.poll_limit_ns;
+  dev.poll_limit_ns = adjust_poll_limit(p, old, dev.last_residency_ns);
+  if (dev.poll_limit_ns > old) ++dev.stats.poll_limit_grow;
+  if (dev.poll_limit_ns < old) ++dev.stats.poll_limit_shrink;
+}
+
+}  // namespace vtick

@@ -1,0 +1,105 @@
+// kernel/sched/cputime.c: account_process_tick(), account_idle_ticks(),
+// steal_account_process_time(); tick-sched idle deltas; kcpustat_dyntick_*.
+#include "guest/cputime.hpp"
+
+#include <algorithm>
+
+namespace vtick {
+
+const char* cputime_name(Cputime c) {
+  static const char* n[] = {"user", "nice", "system", "softirq", "irq", "idle", "iowait", "steal"};
+  return n[static_cast<size_t>(c)];
+}
+
+sim_ns CpuTimeAccount::steal_account_process_time(sim_ns steal_clock, sim_ns max, sim_ns& prev) {
+  sim_ns steal = std::min(steal_clock - prev, max);
+  prev += steal;
+  return steal;
+}
+
+void CpuTimeAccount::account_process_tick(Cputime what, sim_ns tick_nsec, sim_ns steal_clock, bool dyntick) {
+  sim_ns steal = steal_account_process_time(steal_clock, KTIME_MAX, old_prev_steal_);
+  account(old_, Cputime::Steal, steal);
+  if (steal < tick_nsec) account(old_, what, tick_nsec - steal);
+  // New scheme: an idle tick inside a dyntick period is already covered by the delta.
+  if (dyntick && what == Cputime::Idle) return;
+  sim_ns nsteal = steal_account_process_time(steal_clock, KTIME_MAX, new_prev_steal_);
+  account(new_, Cputime::Steal, nsteal);
+  if (nsteal < tick_nsec) account(new_, what, tick_nsec - nsteal);
+}
+
+void CpuTimeAccount::account_idle_ticks(std::uint64_t ticks, sim_ns tick_nsec, sim_ns steal_clock) {
+  sim_ns cputime = static_cast<sim_ns>(ticks) * tick_nsec;
+  sim_ns steal = steal_account_process_time(steal_clock, KTIME_MAX, old_prev_steal_);
+  account(old_, Cputime::Steal, steal);
+  if (steal < cputime) account(old_, Cputime::Idle, cputime - steal);
+}
+
+void CpuTimeAccount::start_idle(sim_ns now) {
+  idle_entrytime_ = now;
+  idle_active_ = true;
+}
+
+void CpuTimeAccount::stop_idle(sim_ns now) {
+  if (!idle_active_) return;
+  idle_sleeptime_ += now - idle_entrytime_;
+  idle_active_ = false;
+}
+
+void CpuTimeAccount::dyntick_start(sim_ns now, sim_ns steal_clock) {
+  // steal until now belongs to the ticking period before
+  account(new_, Cputime::Steal, steal_account_process_time(steal_clock, KTIME_MAX, new_prev_steal_));
+  dyn_active_ = true;
+  dyn_in_irq_ = false;
+  dyn_entrytime_ = now;
+  dyn_steal_base_ = steal_clock;
+}
+
+void CpuTimeAccount::dyntick_irq_enter(sim_ns now) {
+  if (!dyn_active_ || dyn_in_irq_) return;
+  account(new_, Cputime::Idle, now - dyn_entrytime_);
+  dyn_in_irq_ = true;
+}
+
+void CpuTimeAccount::dyntick_irq_exit(sim_ns now) {
+  if (!dyn_active_ || !dyn_in_irq_) return;
+  dyn_in_irq_ = false;
+  dyn_entrytime_ = now;
+}
+
+// The steal of the dyntick period is accounted as steal and taken out of idle, never
+// making idle go backward: what cannot be subtracted yet waits in idle_stealtime.
+void CpuTimeAccount::dyntick_stop(sim_ns now, sim_ns steal_clock) {
+  if (!dyn_active_) return;
+  if (!dyn_in_irq_) account(new_, Cputime::Idle, now - dyn_entrytime_);
+  sim_ns steal = steal_account_process_time(steal_clock, KTIME_MAX, new_prev_steal_);
+  account(new_, Cputime::Steal, steal);
+  idle_stealtime_ += steal;
+  sim_ns take = std::min(idle_stealtime_, new_[static_cast<size_t>(Cputime::Idle)]);
+  new_[static_cast<size_t>(Cputime::Idle)] -= take;
+  idle_stealtime_ -= take;
+  dyn_active_ = false;
+  dyn_in_irq_ = false;
+}
+
+Kcpustat CpuTimeAccount::proc_stat_old(bool online, sim_ns now) const {
+  Kcpustat k = old_;
+  if (online) {  // get_idle_time(): online CPUs report the nohz deltas
+    sim_ns idle = idle_sleeptime_ + (idle_active_ ? now - idle_entrytime_ : 0);
+    k[static_cast<size_t>(Cputime::Idle)] = idle;
+  }
+  return k;
+}
+
+Kcpustat CpuTimeAccount::proc_stat_new(sim_ns now, sim_ns steal_clock) const {
+  Kcpustat k = new_;
+  if (dyn_active_ && !dyn_in_irq_) {
+    // readers subtract the steal not yet accounted from the in-flight delta
+    sim_ns delta = now - dyn_entrytime_;
+    sim_ns pending = steal_clock - new_prev_steal_;
+    k[static_cast<size_t>(Cputime::Idle)] += std::max<sim_ns>(0, delta - pending);
+  }
+  return k;
+}
+
+}  // namespace vtick
