@@ -9,6 +9,7 @@ struct RunOptions {
   std::string scenario;
   std::vector<std::string> sets;
   std::string json_path;
+  std::string events_path;  // model events as text lines
   bool quiet = false;
   bool timing = false;
 };
@@ -20,7 +21,8 @@ int cmd_list(const std::string& what);
 struct CompareOptions {
   std::string scenario;
   std::vector<std::string> sets;
-  std::vector<std::string> policies;
+  std::vector<std::string> policies;  // values of `key`
+  std::string key = "guest.tick_policy";
   int seeds = 1;
   int jobs = 0;  // 0: number of cores
   std::string json_path;

@@ -22,20 +22,26 @@ using json = nlohmann::ordered_json;
 
 int cmd_compare(const CompareOptions& o) {
   if (o.policies.empty()) {
-    std::fprintf(stderr, "vtick: --policies: give at least one policy\n");
+    std::fprintf(stderr, "vtick: compare: give at least one value to compare\n");
     return 2;
   }
-  for (const auto& p : o.policies)
-    if (!find_tick_policy(p)) {
-      std::string allowed;
-      for (const auto& q : tick_policies()) allowed += (allowed.empty() ? "" : ", ") + q.name;
-      std::fprintf(stderr, "vtick: --policies: unknown policy '%s'; allowed: %s\n", p.c_str(), allowed.c_str());
-      return 2;
-    }
-  // Validate once in the parent so bad input fails before any fork.
+  if (o.key == "guest.tick_policy")
+    for (const auto& p : o.policies)
+      if (!find_tick_policy(p)) {
+        std::string allowed;
+        for (const auto& q : tick_policies()) allowed += (allowed.empty() ? "" : ", ") + q.name;
+        std::fprintf(stderr, "vtick: --policies: unknown policy '%s'; allowed: %s\n", p.c_str(), allowed.c_str());
+        return 2;
+      }
+  // Validate every variant in the parent so bad input fails before any fork.
   Scenario base;
   try {
     base = load_scenario(o.scenario, o.sets);
+    for (const auto& v : o.policies) {
+      std::vector<std::string> sets = o.sets;
+      sets.push_back(o.key + "=" + v);
+      load_scenario(o.scenario, sets);
+    }
   } catch (const InputError& e) {
     std::fprintf(stderr, "vtick: %s\n", e.what());
     return 2;
@@ -51,7 +57,7 @@ int cmd_compare(const CompareOptions& o) {
   auto out_path = [&](int i) { return dir + "/run" + std::to_string(i) + ".json"; };
   auto job_sets = [&](int i) {
     std::vector<std::string> sets = o.sets;
-    sets.push_back("guest.tick_policy=" + o.policies[static_cast<size_t>(i / o.seeds)]);
+    sets.push_back(o.key + "=" + o.policies[static_cast<size_t>(i / o.seeds)]);
     sets.push_back("run.seed=" + std::to_string(base.run.seed + static_cast<std::uint64_t>(i % o.seeds)));
     return sets;
   };
@@ -89,22 +95,26 @@ int cmd_compare(const CompareOptions& o) {
   rmdir(dir.c_str());
   if (failures) return 1;
 
-  RunResult empty;
-  empty.ops_name = runs[0]["summary"].value("ops_name", "ops");
-  std::vector<Headline> rows = headlines(base, empty);
+  // Row labels come from the first run's own metrics (optional rows included).
+  RunResult first;
+  first.ops_name = runs[0]["summary"].value("ops_name", "ops");
+  first.measured_ns = runs[0]["manifest"].value("measured_ns", sim_ns{0});
+  for (auto& [k, v] : runs[0]["metrics"].items()) first.metrics.counter(k, v.get<double>());
+  std::vector<Headline> rows = headlines(base, first);
   json out;
   out["scenario"] = base.source;
   out["seeds"] = o.seeds;
   out["first_seed"] = base.run.seed;
   out["baseline"] = o.policies[0];
+  out["varied_key"] = o.key;
   std::vector<std::vector<SampleStats>> st(static_cast<size_t>(np), std::vector<SampleStats>(rows.size()));
   double wall = 0;
   for (int p = 0; p < np; ++p) {
     json pj;
-    pj["policy"] = o.policies[static_cast<size_t>(p)];
+    pj["value"] = o.policies[static_cast<size_t>(p)];
     for (std::size_t h = 0; h < rows.size(); ++h) {
       std::vector<double> xs;
-      for (int s = 0; s < o.seeds; ++s) xs.push_back(runs[static_cast<size_t>(p * o.seeds + s)]["summary"][rows[h].key].get<double>());
+      for (int s = 0; s < o.seeds; ++s) xs.push_back(runs[static_cast<size_t>(p * o.seeds + s)]["summary"].value(rows[h].key, 0.0));
       SampleStats ss = sample_stats(xs);
       st[static_cast<size_t>(p)][h] = ss;
       pj["summary"][rows[h].key] = {{"mean", ss.mean}, {"stddev", ss.stddev}, {"ci95", ss.ci95}, {"n", ss.n}, {"values", xs}};
@@ -115,17 +125,20 @@ int cmd_compare(const CompareOptions& o) {
     out["policies"].push_back(pj);
   }
   out["config"] = runs[0]["config"];
-  out["config"]["guest"].erase("tick_policy");
   out["config"]["run"].erase("seed");
 
   std::printf("%s\n", version_line().c_str());
-  std::printf("scenario %s: %s (%s), %d vCPU, HZ=%d, workload %s; %d seed%s from %llu; CPU time %.1f s\n\n", base.source.c_str(),
-              base.shape.name.c_str(), base.shape.arch.c_str(), base.vcpus, base.guest.hz, base.workload.kind.c_str(), o.seeds,
-              o.seeds > 1 ? "s" : "", static_cast<unsigned long long>(base.run.seed), wall);
+  std::printf("scenario %s: %s (%s), %d vCPU, HZ=%d, workload %s; %s varied; %d seed%s from %llu; CPU time %.1f s\n\n",
+              base.source.c_str(), base.shape.name.c_str(), base.shape.arch.c_str(), base.vcpus, base.guest.hz,
+              base.workload.kind.c_str(), o.key.c_str(), o.seeds, o.seeds > 1 ? "s" : "",
+              static_cast<unsigned long long>(base.run.seed), wall);
   std::printf("  %-44s", "");
   for (int p = 0; p < np; ++p) std::printf(" %24s", o.policies[static_cast<size_t>(p)].c_str());
   std::printf("\n");
   for (std::size_t h = 0; h < rows.size(); ++h) {
+    bool any = !rows[h].optional;
+    for (int p = 0; p < np; ++p) any |= st[static_cast<size_t>(p)][h].mean != 0;
+    if (!any) continue;
     std::printf("  %-44s", (rows[h].label + (rows[h].unit == "1/s" ? "" : " [" + rows[h].unit + "]")).c_str());
     for (int p = 0; p < np; ++p) {
       const SampleStats& ss = st[static_cast<size_t>(p)][h];

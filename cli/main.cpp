@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   r->add_option("--duration", duration, "simulated time, e.g. 10s (run.duration)");
   r->add_option("--json", run.json_path, "write every counter and the manifest to FILE");
   r->add_flag("--quiet", run.quiet, "print nothing on success");
+  r->add_option("--events", run.events_path, "write every model event (tick_stop, halt, kvm_vcpu_halt, ...) as text lines");
   r->add_flag("--timing", run.timing, "add wall-clock figures to the JSON manifest (not reproducible)");
 
   std::string vscenario;
@@ -36,10 +37,13 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"shapes", "policies", "workloads", "keys", "costs", "params"}));
 
   CompareOptions cmp;
-  std::string policies;
-  auto* c = app.add_subcommand("compare", "run a scenario under several tick policies and seeds, side by side");
+  std::string policies, vary;
+  auto* c = app.add_subcommand("compare", "run a scenario under several tick policies (or values of any key) and seeds, side by side");
   c->add_option("scenario", cmp.scenario, "scenario file (TOML)")->required();
-  c->add_option("--policies", policies, "comma-separated guest.tick_policy values; the first is the baseline")->required();
+  auto* pol = c->add_option("--policies", policies, "comma-separated guest.tick_policy values; the first is the baseline");
+  auto* var = c->add_option("--vary", vary, "KEY=V1,V2,...: compare values of any scenario key instead");
+  pol->excludes(var);
+  var->excludes(pol);
   c->add_option("--seeds", cmp.seeds, "seeds per policy (1..N)")->check(CLI::Range(1, 1000));
   c->add_option("--jobs", cmp.jobs, "parallel processes (default: cores)")->check(CLI::Range(1, 256));
   c->add_option("--json", cmp.json_path, "write the comparison to FILE");
@@ -61,6 +65,19 @@ int main(int argc, char** argv) {
     if (*v) return cmd_validate(vscenario, vsets);
     if (*l) return cmd_list(what);
     if (*c) {
+      if (policies.empty() && vary.empty()) {
+        std::fprintf(stderr, "vtick compare: give --policies a,b,... or --vary KEY=V1,V2,...\n");
+        return 2;
+      }
+      if (!vary.empty()) {
+        auto eq = vary.find('=');
+        if (eq == std::string::npos || eq == 0) {
+          std::fprintf(stderr, "vtick compare: --vary expects KEY=V1,V2,...\n");
+          return 2;
+        }
+        cmp.key = vary.substr(0, eq);
+        policies = vary.substr(eq + 1);
+      }
       std::size_t start = 0;
       while (start <= policies.size()) {
         std::size_t comma = policies.find(',', start);

@@ -2,6 +2,7 @@
 #include <fstream>
 
 #include "cli/commands.hpp"
+#include "core/trace.hpp"
 #include "guest/tick_policy.hpp"
 #include "platform/arch.hpp"
 #include "platform/shapes.hpp"
@@ -31,7 +32,25 @@ int cmd_run(const RunOptions& o) {
     std::fprintf(stderr, "vtick: %s\n", e.what());
     return 2;
   }
-  RunResult r = run_simulation(sc);
+  struct TextSink : EventSink {
+    std::FILE* f;
+    void on_event(const ModelEvent& e) override {
+      std::fprintf(f, "%lld.%09lld cpu%d %s %lld %lld\n", static_cast<long long>(e.t / NSEC_PER_SEC),
+                   static_cast<long long>(e.t % NSEC_PER_SEC), e.cpu, e.what, static_cast<long long>(e.a),
+                   static_cast<long long>(e.b));
+    }
+  } sink;
+  SimHooks hooks;
+  if (!o.events_path.empty()) {
+    sink.f = std::fopen(o.events_path.c_str(), "w");
+    if (!sink.f) {
+      std::fprintf(stderr, "vtick: cannot write %s\n", o.events_path.c_str());
+      return 2;
+    }
+    hooks.sink = &sink;
+  }
+  RunResult r = run_simulation(sc, hooks);
+  if (hooks.sink) std::fclose(sink.f);
   if (!o.json_path.empty() && !write_file_atomic(o.json_path, results_json(sc, r, o.timing))) {
     std::fprintf(stderr, "vtick: cannot write %s\n", o.json_path.c_str());
     return 2;

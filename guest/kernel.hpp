@@ -19,6 +19,7 @@
 #include "guest/task.hpp"
 #include "guest/tick_policy.hpp"
 #include "guest/tick_sched.hpp"
+#include "guest/workloads.hpp"
 #include "platform/vhw.hpp"
 
 namespace vtick {
@@ -99,6 +100,7 @@ class GuestCpu final : public GuestIrqSink {
   std::uint64_t nohz_kicks = 0;         // tick_nohz_full_kick_cpu() on this CPU
   std::uint64_t background_timers = 0;  // housekeeping wheel timers that ran
   void arm_background_timer();
+  void queue_probe_timers(std::uint64_t token);
 
   // accounting
   StateClock<GuestCpuState> time_;
@@ -192,6 +194,7 @@ class GuestKernel {
 
   SchedStats sched_stats;
   std::vector<sim_ns> wake_latency;  // ns from try_to_wake_up to running, per wake-up
+  std::vector<TimerProbe> timer_probes;
   bool record_latency = true;
 
  private:

@@ -245,6 +245,11 @@ std::vector<std::uint64_t> KvmVcpu::io_completions() {
   return out;
 }
 
+void KvmVcpu::inject_device_irq(std::uint64_t token, sim_ns at) {
+  inflight_.push_back({IrqVector::Device, at, token});
+  bell_.ring();
+}
+
 void KvmVcpu::kvm_apic_accept_irq(IrqVector v, sim_ns at) {
   inflight_.push_back({v, at});
   bell_.ring();

@@ -82,6 +82,8 @@ class KvmVcpu final : public VirtualCpu {
   // Host side: an interrupt for this vCPU that reaches its hardware thread at `at`
   // (__apic_accept_irq with posted-interrupt notification / kvm_vcpu_kick).
   void kvm_apic_accept_irq(IrqVector v, sim_ns at);
+  // A host device completes `token` and raises its MSI on this vCPU at `at`.
+  void inject_device_irq(std::uint64_t token, sim_ns at);
 
   int id() const { return id_; }
   HwThread& hw_thread() { return hw_; }

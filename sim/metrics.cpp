@@ -1,6 +1,6 @@
 #include "sim/metrics.hpp"
 
-#include <stdexcept>
+#include <map>
 
 namespace vtick {
 
@@ -17,11 +17,13 @@ bool Metrics::has(const std::string& name) const {
 }
 
 Metrics Metrics::since(const Metrics& earlier) const {
-  if (earlier.m_.size() != m_.size()) throw std::logic_error("metrics: snapshots differ in shape");
+  std::map<std::string, double> before;  // metrics born after the warm-up start from 0
+  for (const auto& m : earlier.m_) before[m.name] = m.value;
   Metrics out;
-  for (std::size_t i = 0; i < m_.size(); ++i) {
-    const Metric& a = m_[i];
-    out.m_.push_back({a.name, a.counter ? a.value - earlier.m_[i].value : a.value, a.counter});
+  for (const Metric& a : m_) {
+    auto it = before.find(a.name);
+    double base = a.counter && it != before.end() ? it->second : 0;
+    out.m_.push_back({a.name, a.value - base, a.counter});
   }
   return out;
 }

@@ -18,7 +18,7 @@ class Metrics {
   const std::vector<Metric>& all() const { return m_; }
   double get(const std::string& name, double dflt = 0) const;
   bool has(const std::string& name) const;
-  // this - earlier for counters (same collection order), gauges kept.
+  // this - earlier for counters (matched by name), gauges kept.
   Metrics since(const Metrics& earlier) const;
 
  private:

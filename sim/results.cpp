@@ -77,6 +77,27 @@ std::vector<Headline> headlines(const Scenario& sc, const RunResult& r) {
       {"steal_pct", "steal", "% of vCPU time", pct(sum_over_vcpus(sc, m, "steal_ns"), vcpu_ns)},
       {"smt_co_busy_pct", "SMT co-busy", "% of core time", pct(co_busy, cores_ns)},
   };
+  auto opt = [&](const char* key, const char* label, const char* unit, double v) {
+    h.push_back({key, label, unit, v, true});
+  };
+  opt("ticks_user_per_s", "ticks taken in user space/s", "1/s", per_s(sum_over_vcpus(sc, m, "tick.ticks_user")));
+  opt("ticks_polling_per_s", "ticks taken while polling/s", "1/s", per_s(sum_over_vcpus(sc, m, "tick.ticks_polling")));
+  opt("guest_poll_time_pct", "guest poll-idle time", "% of vCPU time", pct(sum_over_vcpus(sc, m, "cpuidle.poll_ns"), vcpu_ns));
+  opt("migrations_per_s", "task migrations/s", "1/s", per_s(m.get("sched.migrations")));
+  opt("lb_pulled_per_s", "tasks pulled by load balancing/s", "1/s", per_s(m.get("sched.lb_pulled")));
+  opt("mutex_contended_per_s", "contended mutex waits/s", "1/s", per_s(m.get("sched.mutex_contended")));
+  double lost = 0, late = 0;
+  int probes = 0;
+  for (int i = 0; m.has("probe.timer" + std::to_string(i) + ".fired_ns"); ++i, ++probes) {
+    std::string p = "probe.timer" + std::to_string(i) + ".";
+    if (m.get(p + "fired_ns") < 0) ++lost;
+    late = std::max(late, m.get(p + "lateness_ns"));
+  }
+  if (probes) {
+    h.push_back({"probe_timers", "probe timers queued from an interrupt", "", static_cast<double>(probes)});
+    h.push_back({"probe_timers_lost", "probe timers not fired by the end", "", lost});
+    h.push_back({"probe_timer_max_lateness_ms", "probe timer max lateness", "ms", late / 1e6});
+  }
   return h;
 }
 
@@ -122,13 +143,15 @@ void print_run_table(std::FILE* out, const Scenario& sc, const RunResult& r) {
                format_duration(sc.run.duration).c_str(), format_duration(r.measured_ns).c_str(), r.wall_seconds,
                r.wall_seconds > 0 ? static_cast<double>(sc.run.duration) * 1e-9 / r.wall_seconds : 0.0,
                r.wall_seconds > 0 ? static_cast<double>(r.sg_events) / r.wall_seconds : 0.0);
-  for (const auto& h : headlines(sc, r)) std::fprintf(out, "  %-34s %12.2f %s\n", h.label.c_str(), h.value, h.unit.c_str());
+  for (const auto& h : headlines(sc, r))
+    if (!h.optional || h.value != 0) std::fprintf(out, "  %-38s %12.2f %s\n", h.label.c_str(), h.value, h.unit.c_str());
 
   const Metrics& m = r.metrics;
   double secs = static_cast<double>(r.measured_ns) * 1e-9;
   struct Row { const char* label; std::string suffix; bool rate; };
   const Row rows[] = {
       {"ticks/s", "tick.ticks", true},           {"  in idle/s", "tick.ticks_idle", true},
+      {"  in user space/s", "tick.ticks_user", true}, {"  while polling/s", "tick.ticks_polling", true},
       {"idle episodes/s", "idle.episodes", true}, {"HLT/WFI exits/s", "kvm.halt_exits", true},
       {"tick stops/s", "tick.stops", true},       {"timer writes/s", "clockevent.deadline_writes", true},
       {"IPI exits/s", "exits.ipi", true},         {"polls ok/s", "kvm.halt_successful_poll", true},

@@ -15,6 +15,7 @@ struct Headline {
   std::string label;  // for tables
   std::string unit;
   double value;
+  bool optional = false;  // shown only where it is not zero
 };
 
 std::vector<Headline> headlines(const Scenario& sc, const RunResult& r);

@@ -80,6 +80,8 @@ const std::vector<Spec>& specs() {
         {"workload.work", VType::Duration, 1, 10 * S, {}, "periodic/pingpong: work per loop"},
         {"workload.sleep", VType::Duration, 1, 10 * S, {}, "periodic: sleep per loop"},
         {"workload.jitter", VType::Float, 0, 1, {}, "periodic/pingpong: work and sleep vary uniformly by +/- this fraction"},
+        {"workload.cpu", VType::Int, 0, 511, {}, "nohz_full_test: the nohz_full CPU under test"},
+        {"workload.loops", VType::Int, 1, 1000000, {}, "nohz_full_test: sleep/work iterations"},
         {"workload.cpu_a", VType::Int, 0, 511, {}, "pingpong: CPU of the first task"},
         {"workload.cpu_b", VType::Int, 0, 511, {}, "pingpong: CPU of the second task"},
         {"run.duration", VType::Duration, 1 * US, 3600 * S, {}, "simulated time"},
@@ -267,7 +269,11 @@ struct Values {
 }  // namespace
 
 const std::vector<std::string>& workload_kinds() {
-  static const std::vector<std::string> k = {"idle", "periodic", "pingpong"};
+  static const std::vector<std::string> k = [] {
+    std::vector<std::string> v;
+    for (const auto& [kind, keys] : workload_kind_keys()) v.push_back(kind);
+    return v;
+  }();
   return k;
 }
 
@@ -397,20 +403,25 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   // workload
   WorkloadSpec& w = sc.workload;
   w.kind = v.s("workload.kind", "pingpong");
-  const std::map<std::string, std::vector<std::string>> applies = {
-      {"periodic", {"workload.tasks", "workload.work", "workload.sleep", "workload.jitter"}},
-      {"pingpong", {"workload.work", "workload.jitter", "workload.cpu_a", "workload.cpu_b"}},
-      {"idle", {}},
-  };
   for (const auto& [k, r] : raw) {
     if (k.rfind("workload.", 0) != 0 || k == "workload.kind") continue;
-    const auto& ok = applies.at(w.kind);
+    std::vector<std::string> ok;
+    for (const auto& [kind, keys] : workload_kind_keys())
+      if (kind == w.kind) ok = keys;
     if (std::find(ok.begin(), ok.end(), k) == ok.end())
       fail(r.where, k + ": does not apply to workload.kind = \"" + w.kind + "\"; its keys: " + join(ok));
   }
   w.tasks = static_cast<int>(v.i("workload.tasks", sc.vcpus));
-  w.work = v.i("workload.work", w.kind == "periodic" ? 300 * NSEC_PER_USEC : 50 * NSEC_PER_USEC);
-  w.sleep = v.i("workload.sleep", 700 * NSEC_PER_USEC);
+  bool nohz_test = w.kind == "nohz_full_test";
+  w.work = v.i("workload.work", w.kind == "periodic" ? 300 * NSEC_PER_USEC : nohz_test ? 10 * NSEC_PER_MSEC : 50 * NSEC_PER_USEC);
+  w.sleep = v.i("workload.sleep", nohz_test ? 100 * NSEC_PER_USEC : 700 * NSEC_PER_USEC);
+  w.cpu = static_cast<int>(v.i("workload.cpu", 2));
+  w.loops = static_cast<int>(v.i("workload.loops", 200));
+  if (nohz_test) {
+    if (w.cpu >= sc.vcpus) fail(v.where("workload.cpu"), "workload.cpu = " + std::to_string(w.cpu) + ": the VM has " + std::to_string(sc.vcpus) + " vCPUs");
+    if (!((g.nohz_full >> w.cpu) & 1ULL))
+      fail(v.where("workload.cpu"), "workload.cpu = " + std::to_string(w.cpu) + ": must be a nohz_full CPU (guest.cmdline nohz_full=...)");
+  }
   w.jitter = v.f("workload.jitter", 0.1);
   w.cpu_a = static_cast<int>(v.i("workload.cpu_a", 0));
   w.cpu_b = static_cast<int>(v.i("workload.cpu_b", 1));
@@ -471,6 +482,11 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
     r.emplace_back("workload.work", format_duration(w.work));
     r.emplace_back("workload.sleep", format_duration(w.sleep));
     r.emplace_back("workload.jitter", w.jitter);
+  } else if (w.kind == "nohz_full_test") {
+    r.emplace_back("workload.cpu", std::int64_t{w.cpu});
+    r.emplace_back("workload.work", format_duration(w.work));
+    r.emplace_back("workload.sleep", format_duration(w.sleep));
+    r.emplace_back("workload.loops", std::int64_t{w.loops});
   } else if (w.kind == "pingpong") {
     r.emplace_back("workload.work", format_duration(w.work));
     r.emplace_back("workload.jitter", w.jitter);

@@ -29,6 +29,19 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
   m.counter("sched.resched_ipis", ss.resched_ipis);
   m.counter("sched.wake_idle_without_ipi", ss.wake_idle_without_ipi);
   m.counter("sched.preemptions", ss.preemptions);
+  m.counter("sched.wakeup_preemptions", ss.wakeup_preemptions);
+  m.counter("sched.wake_to_prev", ss.wake_to_prev);
+  m.counter("sched.wake_to_waker", ss.wake_to_waker);
+  m.counter("sched.wake_to_idle", ss.wake_to_idle);
+  m.counter("sched.yields", ss.yields);
+  m.counter("sched.yield_switches", ss.yield_switches);
+  m.counter("sched.migrations", ss.migrations);
+  m.counter("sched.lb_calls", ss.lb_calls);
+  m.counter("sched.lb_pulled", ss.lb_pulled);
+  m.counter("sched.newidle_balances", ss.newidle_balances);
+  m.counter("sched.nohz_kicks", ss.nohz_kicks);
+  m.counter("sched.mutex_contended", ss.mutex_contended);
+  m.counter("sched.io_requests", ss.io_requests);
   for (int i = 0; i < vm.nr_vcpus(); ++i) {
     const std::string p = "vcpu" + std::to_string(i) + ".";
     const KvmVcpu& v = vm.vcpu(i);
@@ -74,6 +87,21 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
     m.counter(p + "tick.retains", ts.retains);
     m.counter(p + "tick.do_timer_handovers", ts.do_timer_handovers);
     m.counter(p + "tick.do_timer_takeovers", ts.do_timer_takeovers);
+    m.counter(p + "tick.ticks_user", ts.ticks_user);
+    m.counter(p + "tick.ticks_polling", ts.ticks_polling);
+    m.counter(p + "tick.kept_for_reason", ts.kept_for_reason);
+    m.counter(p + "tick.user_entry_stops", ts.user_entry_stops);
+    m.counter(p + "tick.nohz_kicks", c.nohz_kicks);
+    m.counter(p + "timers.background", c.background_timers);
+    const CpuidleStats& cs = c.cpuidle().stats;
+    m.counter(p + "cpuidle.poll_entries", cs.poll_entries);
+    m.counter(p + "cpuidle.poll_timeouts", cs.poll_timeouts);
+    m.counter(p + "cpuidle.poll_ns", cs.poll_ns);
+    m.counter(p + "cpuidle.halt_entries", cs.halt_entries);
+    m.counter(p + "cpuidle.busy", cs.busy);
+    m.gauge(p + "cpuidle.poll_limit_ns", c.cpuidle().poll_limit_ns);
+    Kcpustat ps = c.proc_stat(t);
+    for (size_t j = 0; j < ps.size(); ++j) m.counter(p + "proc_stat." + cputime_name(static_cast<Cputime>(j)) + "_ns", ps[j]);
     const ClockeventStats& ce = c.clockevent().stats();
     m.counter(p + "clockevent.program", ce.program);
     m.counter(p + "clockevent.stop", ce.stop);
@@ -88,6 +116,13 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
     for (size_t j = 0; j < c.irqs.size(); ++j) m.counter(p + "irqs." + irq_vector_name(static_cast<IrqVector>(j)), c.irqs[j]);
     auto gt = c.time_.totals(t);
     for (size_t j = 0; j < gt.size(); ++j) m.counter(p + "guest_time." + guest_cpu_state_name(static_cast<GuestCpuState>(j)) + "_ns", gt[j]);
+  }
+  for (std::size_t i = 0; i < k.timer_probes.size(); ++i) {
+    const TimerProbe& pr = k.timer_probes[i];
+    const std::string p = "probe.timer" + std::to_string(i) + ".";
+    m.gauge(p + "expiry_ns", pr.expiry);
+    m.gauge(p + "fired_ns", pr.fired);
+    m.gauge(p + "lateness_ns", pr.fired >= 0 ? pr.fired - pr.expiry : t - pr.expiry);
   }
   for (const auto& hw : machine.threads) {
     const std::string p = "pcpu" + std::to_string(hw->id()) + ".";
@@ -127,6 +162,18 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   for (auto& hw : machine->threads) hw->start(0);
   for (int i = 0; i < sc.vcpus; ++i) vm.vcpu(i).start();
   if (hooks.host_setup) hooks.host_setup(*machine);
+  if (sc.workload.kind == "nohz_full_test") {
+    // the series' two checks: one timer queued from a device interrupt on the polling
+    // nohz_full CPU, then two timers queued by one interrupt
+    KvmVcpu* target = &vm.vcpu(sc.workload.cpu);
+    sim_ns t1 = sc.run.duration - 90 * NSEC_PER_MSEC, t2 = sc.run.duration - 50 * NSEC_PER_MSEC;
+    spawn_actor("probe-device", machine->threads.front()->host(), [target, t1, t2] {
+      sleep_until(t1);
+      target->inject_device_irq(timer_probe_token(1, 5 * NSEC_PER_MSEC), now());
+      sleep_until(t2);
+      target->inject_device_irq(timer_probe_token(2, 2 * NSEC_PER_MSEC), now());
+    });
+  }
   // Time runs to the end even when every vCPU sleeps with no timer armed.
   sim_ns horizon = sc.run.duration;
   spawn_actor("horizon", machine->threads.front()->host(), [horizon] { sleep_until(horizon); });
