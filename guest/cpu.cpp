@@ -1,4 +1,5 @@
 // The per-CPU kernel loop: kernel/sched/core.c __schedule() and the interrupt entry.
+#include "core/trace.hpp"
 #include "guest/kernel.hpp"
 #include "guest/workloads.hpp"
 
@@ -71,6 +72,7 @@ void GuestCpu::handle_irq(IrqVector v) {
       flush_smp_call_function_queue();  // generic_smp_call_function_single_interrupt()
       break;
     case IrqVector::Device:
+      emit(now(), id_, "device_irq");
       hw_->run(c.io_complete_ns);  // virtio-blk vring interrupt: complete the bios
       for (std::uint64_t req : hw_->io_completions()) {
         if (is_timer_probe_token(req)) {
@@ -110,6 +112,41 @@ void GuestCpu::queue_probe_timers(std::uint64_t token) {
   }
 }
 
+// takedown_cpu(): tasks move to an online CPU, the tick and jiffies duty are handed
+// over, accounting stops, and the CPU plays dead until it is brought up again.
+void GuestCpu::go_offline() {
+  offline_pending = false;
+  GuestCpu& to = k_.cpu(k_.first_online_cpu() == id_ ? 0 : k_.first_online_cpu());
+  online_ = false;
+  if (curr) {
+    update_curr();
+    curr->state = TaskState::Runnable;
+    rq.push_back(curr);
+    curr = nullptr;
+  }
+  for (Task* t : rq) {
+    t->cpu = to.id();
+    to.rq.push_back(t);
+  }
+  rq.clear();
+  hw_->local_irq_disable();
+  sim_ns t = now();
+  cputime_.stop_idle(t);
+  cputime_.dyntick_stop(t, hw_->steal_clock());
+  tick_.tick_cancel_sched_timer();
+  nohz_idle = false;
+  emit(t, id_, "cpu_offline");
+  enter_state(GuestCpuState::Halted);
+  hw_->cpu_off();
+  // start_secondary(): back online
+  online_ = true;
+  need_resched = false;
+  enter_state(GuestCpuState::Idle);
+  emit(now(), id_, "cpu_online");
+  tick_.tick_setup_sched_timer(now());
+  hw_->local_irq_enable();
+}
+
 void GuestCpu::cpu_startup_entry() {
   time_.start(GuestCpuState::Idle, now());
   hw_->local_irq_disable();
@@ -122,7 +159,8 @@ void GuestCpu::cpu_startup_entry() {
   hw_->local_irq_enable();
   for (;;) {
     schedule();
-    if (curr) run_curr();
+    if (offline_pending) go_offline();
+    else if (curr) run_curr();
     else do_idle();
   }
 }

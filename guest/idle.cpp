@@ -36,13 +36,11 @@ void GuestCpu::default_idle_call() {
   }
   ++idle_stats.halts;
   if (!tick_.tick_nohz_tick_stopped() && k_.policy().nohz && k_.params().nohz) ++idle_stats.retained_halts;
-  sim_ns t0 = now();
-  emit(t0, id_, "halt", tick_.tick_nohz_tick_stopped());
+  emit(now(), id_, "halt", tick_.tick_nohz_tick_stopped());
   enter_state(GuestCpuState::Halted);
   hw_->safe_halt();  // arch_cpu_idle(): sti; hlt  /  wfi
   enter_state(GuestCpuState::Idle);
   emit(now(), id_, "halt_end");
-  idle_hist_[idle_hist_pos_++ % idle_hist_.size()] = now() - t0;
 }
 
 // poll_idle() (drivers/cpuidle/poll_state.c): spin with the polling flag set until
@@ -136,7 +134,8 @@ void GuestCpu::cpuidle_idle_call(bool got_tick) {
 // do_idle(): one idle episode, from picking the idle task to need_resched.
 void GuestCpu::do_idle() {
   ++idle_stats.episodes;
-  emit(now(), id_, "idle_enter");
+  sim_ns entered = now();
+  emit(entered, id_, "idle_enter");
   enter_state(GuestCpuState::Idle);
   polling = true;  // __current_set_polling()
   tick_.tick_nohz_idle_enter();
@@ -156,6 +155,7 @@ void GuestCpu::do_idle() {
     got_tick = tick_.tick_nohz_idle_got_tick();
     if (got_tick) ++idle_stats.tick_woken_halts;
   }
+  idle_hist_[idle_hist_pos_++ % idle_hist_.size()] = now() - entered;  // tglx_avg's history
   hw_->local_irq_disable();
   tick_.tick_nohz_idle_exit();
   hw_->local_irq_enable();

@@ -42,6 +42,19 @@ sim_ns GuestKernel::sched_slice() const {
   return 750 * NSEC_PER_USEC * (1 + log2);
 }
 
+int GuestKernel::first_online_cpu() const {
+  for (const auto& c : cpus_)
+    if (c->online() && !c->offline_pending) return c->id();
+  return 0;
+}
+
+void GuestKernel::cpu_down(int c) {
+  GuestCpu& cc = cpu(c);
+  if (!cc.online()) return;
+  cc.offline_pending = true;
+  cc.need_resched = true;
+}
+
 void GuestKernel::delay_start(Task& t, sim_ns delay) {
   if (delay <= 0) return;
   GuestCpu& c = cpu(t.cpu);

@@ -69,6 +69,7 @@ class GuestCpu final : public GuestIrqSink {
   GuestCpuState irq_from() const { return irq_from_; }  // what the current interrupt interrupted
   bool in_poll() const { return in_poll_; }
   bool online() const { return online_; }
+  bool offline_pending = false;  // cpu_down() asked this CPU to go
   Kcpustat proc_stat(sim_ns now);                         // the configured scheme
 
   // update_process_times() -> account_process_tick()
@@ -115,6 +116,7 @@ class GuestCpu final : public GuestIrqSink {
   void idle_call_stop_or_retain_tick(bool stop_tick);
   void apply_tick_choice(TickChoice c, bool got_tick);
   void cpu_idle_poll();
+  void go_offline();  // takedown: hand over duties, stop the tick, play dead
   int call_cpuidle(int state);
   int poll_idle();
   // kernel/sched: task execution (guest/sched.cpp, guest/task_exec.cpp)
@@ -172,6 +174,10 @@ class GuestKernel {
   Mutex& mutex(int i) { return mutexes_[static_cast<size_t>(i)]; }
   std::deque<std::unique_ptr<Task>>& tasks() { return tasks_; }
   const SchedParams& sched() const { return p_.sched; }
+
+  // CPU hotplug (kernel/cpu.c), driven by the scenario's guest.hotplug events.
+  void cpu_down(int cpu);  // the caller also interrupts the CPU so it notices
+  int first_online_cpu() const;
 
   void try_to_wake_up(Task& p, GuestCpu& waker);
   int select_task_rq(Task& p, GuestCpu& waker);

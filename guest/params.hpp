@@ -62,6 +62,8 @@ struct GuestParams {
   double background_timer_hz = 0;  // per-CPU timer-wheel timers per second (vmstat, writeback, ...)
   sim_ns poll_relax_batch_ns = 14000;  // POLL_IDLE_RELAX_COUNT (200) cpu_relax() between clock checks
   std::string cputime = "old";     // old (dual scheme) | new (Weisbecker 2026 refactor)
+  struct HotplugEvent { int cpu; bool online; sim_ns at; };
+  std::vector<HotplugEvent> hotplug;  // CPU offline/online events, in time order
   sim_ns timer_slack_ns = 50000;   // task timer_slack_ns default (init_task: 50 us)
   sim_ns timekeeping_max_deferment = 0;  // set from the clocksource in the kernel; see model.md
   GuestCosts costs;

@@ -133,6 +133,7 @@ void GuestKernel::try_to_wake_up(Task& p, GuestCpu& waker) {
   p.woken_at = waker.now();
   ++p.wakeups;
   enqueue_task(target, p, true);
+  target.tick().tick_nohz_dep_set_sched(waker);
   if (&target == &waker) ++sched_stats.wakeups_local;
   else ++sched_stats.wakeups_remote;
   check_preempt_curr(target, p, waker);

@@ -63,6 +63,7 @@ void GuestCpu::schedule() {
   }
   next->last_cpu = id_;
   next->cpu = id_;
+  tick_.tick_nohz_task_switch();
   if (next->woken_at >= 0) {
     if (k_.record_latency) k_.wake_latency.push_back(now() - next->woken_at);
     next->woken_at = -1;
@@ -94,6 +95,7 @@ bool GuestCpu::run_phase(Task& t, const Phase& ph) {
         t.left = phase_length(t, ph) + t.refill_left;
         t.refill_left = 0;
       }
+      tick_.tick_nohz_user_enter();  // context tracking: back to user space
       enter_state(GuestCpuState::User);
       t.left = hw_->run(t.left);
       return t.left == 0;

@@ -263,6 +263,17 @@ void TickSched::tick_nohz_irq_exit() {
   }
 }
 
+// tick_cancel_sched_timer(): the CPU goes offline; idle sleeptime is preserved.
+void TickSched::tick_cancel_sched_timer() {
+  cpu_.hrtimers().cancel(sched_timer_);
+  tick_stopped_ = false;
+  inidle_ = false;
+  got_idle_tick_ = false;
+  timer_expires_base_ = 0;
+  GuestKernel& k = cpu_.kernel();
+  if (k.tick_do_timer_cpu == cpu_.id()) k.tick_do_timer_cpu = k.first_online_cpu();  // tick_handover_do_timer()
+}
+
 // --- NO_HZ_FULL ---------------------------------------------------------------
 
 // can_stop_full_tick(): no tick dependency (SCHED: more than one runnable task on
@@ -291,6 +302,23 @@ void TickSched::__tick_nohz_full_update_tick(sim_ns now) {
 void TickSched::tick_nohz_full_update_tick() {
   if (!nohz_full_cpu() || !cpu_.kernel().params().nohz) return;
   __tick_nohz_full_update_tick(cpu_.now());
+}
+
+// __tick_nohz_task_switch(): a task with a tick dependency switched in on a nohz_full
+// CPU whose tick is stopped kicks it (tick_nohz_full_kick -> irq_work -> irq exit).
+void TickSched::tick_nohz_task_switch() {
+  if (!nohz_full_cpu() || !tick_stopped_) return;
+  if (cpu_.curr && cpu_.curr->posix_cpu_timer) tick_nohz_full_update_tick();
+}
+
+// sched_update_tick_dependency(): more than one runnable task sets TICK_DEP_BIT_SCHED
+// and kicks the CPU (tick_nohz_dep_set_cpu): locally the irq_work re-evaluates at once,
+// a remote CPU gets an IPI and re-evaluates at its irq exit.
+void TickSched::tick_nohz_dep_set_sched(GuestCpu& from) {
+  if (!nohz_full_cpu() || !tick_stopped_ || cpu_.nr_running() < 2) return;
+  ++stats_.dep_kicks;
+  if (&from == &cpu_) tick_nohz_full_update_tick();
+  else from.hw().send_ipi(cpu_.id(), IrqVector::CallFunction);
 }
 
 // 2026 series P1(c): on the way back to user space a nohz_full CPU whose tick is still

@@ -24,6 +24,7 @@ struct TickSchedStats {
   std::uint64_t ticks_polling = 0;       // ... taken while the CPU polled in idle
   std::uint64_t kept_for_reason = 0;     // RCU / irq_work / softirq kept the tick
   std::uint64_t user_entry_stops = 0;    // 2026 series P1(c) stops on return to user
+  std::uint64_t dep_kicks = 0;           // TICK_DEP_BIT_SCHED set on a stopped nohz_full CPU
 };
 
 class TickSched {
@@ -48,9 +49,12 @@ class TickSched {
   // NO_HZ_FULL
   void tick_nohz_full_update_tick();
   void tick_nohz_user_enter();
+  void tick_nohz_task_switch();        // finish_task_switch(): the new task's dependencies
+  void tick_nohz_dep_set_sched(GuestCpu& from);  // nr_running went above one
   bool nohz_full_cpu() const;
 
   bool inidle() const { return inidle_; }
+  void tick_cancel_sched_timer();  // CPU going offline
   sim_ns sched_timer_expires() const { return sched_timer_.queued ? sched_timer_.expires : KTIME_MAX; }
   const TickSchedStats& stats() const { return stats_; }
 

@@ -169,6 +169,29 @@ void KvmVcpu::safe_halt() {
   deliver();
 }
 
+// An offlined CPU halts with interrupts disabled (or calls PSCI CPU_OFF): only
+// INIT-SIPI / CPU_ON brings it back. Its hardware thread is idle meanwhile.
+void KvmVcpu::cpu_off() {
+  ++st_.exits.hlt;
+  set_state(VcpuState::Exit);
+  host_work(vm_.costs().vmexit_ns + vm_.costs().hlt_exit_ns);
+  powered_off_ = true;
+  set_state(VcpuState::Blocked);
+  hw_.set_cstate(vm_.params().idle_state, now());
+  while (powered_off_) wait_event(bell_, KTIME_MAX);
+  irr_ = 0;  // INIT resets the local APIC
+  inflight_.clear();
+  timer_deadline_ = 0;
+  set_state(VcpuState::Exit);
+  host_work(vm_.costs().vcpu_wakeup_ns);
+  set_state(VcpuState::Guest);
+}
+
+void KvmVcpu::power_on() {
+  powered_off_ = false;
+  bell_.ring();
+}
+
 // The guest spins in guest mode: nothing exits (pause-loop exiting comes with the host
 // model); to its SMT sibling the thread is a spinning one.
 void KvmVcpu::poll_wait(sim_ns until) {

@@ -71,6 +71,8 @@ class KvmVcpu final : public VirtualCpu {
   bool irqs_disabled() const override { return !if_; }
   void safe_halt() override;
   void poll_wait(sim_ns until) override;
+  void cpu_off() override;
+  void power_on();  // INIT-SIPI / PSCI CPU_ON from the host side
   void timer_write_deadline(sim_ns deadline) override;
   void timer_write_control(bool enabled) override;
   void send_ipi(int dest_cpu, IrqVector v) override;
@@ -120,6 +122,7 @@ class KvmVcpu final : public VirtualCpu {
   sim_ns timer_deadline_ = 0;        // TSC deadline / CNTV_CVAL; 0 = disarmed
   bool timer_enabled_ = false;       // LVTT unmasked / CNTV_CTL.ENABLE
   bool poll_control_ = true;         // MSR_KVM_POLL_CONTROL bit 0 (initial 1)
+  bool powered_off_ = false;
   std::vector<Inflight> inflight_;   // notifications on their way to this thread
   std::vector<std::uint64_t> used_ring_;  // completed I/O requests the guest has not read
 

@@ -58,6 +58,9 @@ class VirtualCpu {
   virtual void timer_write_control(bool enabled) = 0;
 
   virtual void send_ipi(int dest_cpu, IrqVector v) = 0;  // x2APIC ICR / ICC_SGI1R_EL1
+  // CPU hot-unplug: x86 hlt_play_dead (HLT with interrupts off) / arm64 PSCI CPU_OFF.
+  // Returns when the hypervisor starts the CPU again (INIT-SIPI / PSCI CPU_ON).
+  virtual void cpu_off() = 0;
   // virtio-blk: queue a request and notify the device (an MMIO/PIO write: exits); its
   // completion raises IrqVector::Device on this CPU and appears in io_completions().
   virtual void io_submit(std::uint64_t request) = 0;

@@ -65,6 +65,7 @@ const std::vector<Spec>& specs() {
         {"guest.timer_slack", VType::Duration, 0, 1e9 * NS, {}, "task timer_slack_ns"},
         {"guest.nohz_poll_series", VType::Str, 1, 0, nohz_poll_series_names(), "2026 nohz_full idle=poll series variant"},
         {"guest.cputime", VType::Str, 1, 0, {"old", "new"}, "idle cputime accounting: old dual scheme or the 2026 refactor"},
+        {"guest.hotplug", VType::Str, 1, 0, {}, "CPU hotplug events: \"CPU:offline@TIME CPU:online@TIME ...\""},
         {"guest.poll_relax_batch", VType::Duration, 1, 100 * US, {}, "time of POLL_IDLE_RELAX_COUNT cpu_relax() between clock checks"},
         {"guest.nohz.rcu_needs_cpu", VType::Float, 0, 1, {}, "probability that rcu_needs_cpu() keeps the tick"},
         {"guest.nohz.irq_work_needs_cpu", VType::Float, 0, 1, {}, "probability that irq_work_needs_cpu() keeps the tick"},
@@ -378,6 +379,24 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   g.nohz_poll_series_name = v.s("guest.nohz_poll_series", "none");
   nohz_poll_series(g.nohz_poll_series_name, g.series);
   g.cputime = v.s("guest.cputime", "old");
+  {
+    std::istringstream in(v.s("guest.hotplug", ""));
+    std::string tok;
+    while (in >> tok) {
+      auto colon = tok.find(':'), at = tok.find('@');
+      std::string bad = "guest.hotplug: '" + tok + "': ";
+      if (colon == std::string::npos || at == std::string::npos || at < colon)
+        fail(v.where("guest.hotplug"), bad + "expected CPU:offline@TIME or CPU:online@TIME, e.g. 1:offline@50ms");
+      std::string cpu = tok.substr(0, colon), act = tok.substr(colon + 1, at - colon - 1);
+      sim_ns t = 0;
+      if (cpu.empty() || cpu.find_first_not_of("0123456789") != std::string::npos || std::stoi(cpu) < 1 || std::stoi(cpu) >= sc.vcpus)
+        fail(v.where("guest.hotplug"), bad + "CPU must be 1 .. " + std::to_string(sc.vcpus - 1) + " (CPU 0 cannot go offline)");
+      if (act != "offline" && act != "online") fail(v.where("guest.hotplug"), bad + "action must be offline or online");
+      if (!parse_duration(tok.substr(at + 1), t) || t <= 0) fail(v.where("guest.hotplug"), bad + "time must be a positive duration");
+      g.hotplug.push_back({std::stoi(cpu), act == "online", t});
+    }
+    std::stable_sort(g.hotplug.begin(), g.hotplug.end(), [](const auto& a, const auto& b) { return a.at < b.at; });
+  }
   g.poll_relax_batch_ns = v.i("guest.poll_relax_batch", g.isa == Isa::X86_64 ? 14000 : 500);
   g.reasons.rcu_needs_cpu = v.f("guest.nohz.rcu_needs_cpu", 0);
   g.reasons.irq_work_needs_cpu = v.f("guest.nohz.irq_work_needs_cpu", 0);
@@ -464,6 +483,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   r.emplace_back("guest.timer_slack", format_duration(g.timer_slack_ns));
   r.emplace_back("guest.nohz_poll_series", g.nohz_poll_series_name);
   r.emplace_back("guest.cputime", g.cputime);
+  r.emplace_back("guest.hotplug", v.s("guest.hotplug", ""));
   r.emplace_back("guest.poll_relax_batch", format_duration(g.poll_relax_batch_ns));
   r.emplace_back("guest.nohz.rcu_needs_cpu", g.reasons.rcu_needs_cpu);
   r.emplace_back("guest.nohz.irq_work_needs_cpu", g.reasons.irq_work_needs_cpu);

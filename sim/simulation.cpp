@@ -91,6 +91,7 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
     m.counter(p + "tick.ticks_polling", ts.ticks_polling);
     m.counter(p + "tick.kept_for_reason", ts.kept_for_reason);
     m.counter(p + "tick.user_entry_stops", ts.user_entry_stops);
+    m.counter(p + "tick.dep_kicks", ts.dep_kicks);
     m.counter(p + "tick.nohz_kicks", c.nohz_kicks);
     m.counter(p + "timers.background", c.background_timers);
     const CpuidleStats& cs = c.cpuidle().stats;
@@ -162,6 +163,24 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   for (auto& hw : machine->threads) hw->start(0);
   for (int i = 0; i < sc.vcpus; ++i) vm.vcpu(i).start();
   if (hooks.host_setup) hooks.host_setup(*machine);
+  if (hooks.vm_setup) hooks.vm_setup(vm, kernel);
+  if (!sc.guest.hotplug.empty()) {
+    // CPU hotplug driven from outside the vCPUs: cpu_down() then an interrupt so the CPU
+    // notices; cpu_up() starts it again (INIT-SIPI / PSCI CPU_ON).
+    GuestKernel* k = &kernel;
+    Kvm* kvm = &vm;
+    auto events = sc.guest.hotplug;
+    spawn_actor("hotplug", machine->threads.front()->host(), [k, kvm, events] {
+      for (const auto& ev : events) {
+        sleep_until(ev.at);
+        if (ev.online) kvm->vcpu(ev.cpu).power_on();
+        else {
+          k->cpu_down(ev.cpu);
+          kvm->vcpu(ev.cpu).kvm_apic_accept_irq(IrqVector::Reschedule, now());
+        }
+      }
+    });
+  }
   if (sc.workload.kind == "nohz_full_test") {
     // the series' two checks: one timer queued from a device interrupt on the polling
     // nohz_full CPU, then two timers queued by one interrupt

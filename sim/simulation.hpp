@@ -25,11 +25,13 @@ struct RunResult {
 class GuestKernel;
 struct Machine;
 class EventSink;
+class Kvm;
 
 // Extension points for tests and tools: extra guest tasks, extra actors, an event sink.
 struct SimHooks {
   std::function<void(GuestKernel&)> guest_setup;
   std::function<void(Machine&)> host_setup;
+  std::function<void(Kvm&, GuestKernel&)> vm_setup;  // e.g. an actor driving devices
   EventSink* sink = nullptr;
 };
 

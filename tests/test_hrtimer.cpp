@@ -19,6 +19,7 @@ struct FakeCpu final : VirtualCpu {
   bool irqs_disabled() const override { return true; }
   void safe_halt() override {}
   void poll_wait(sim_ns) override {}
+  void cpu_off() override {}
   void timer_write_deadline(sim_ns d) override { writes.push_back({'D', d}); }
   void timer_write_control(bool en) override { writes.push_back({'C', en}); }
   void send_ipi(int, IrqVector) override {}

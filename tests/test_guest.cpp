@@ -1,0 +1,231 @@
+// guest/: idle paths, cpuidle drivers, nohz_full, the 2026 series, scheduler, cputime.
+#include <catch2/catch.hpp>
+
+#include "guest/cpuidle.hpp"
+#include "guest/kernel.hpp"
+#include "guest/workloads.hpp"
+#include "helpers.hpp"
+#include "host/kvm.hpp"
+
+using namespace vtick;
+
+namespace {
+
+struct Decision {
+  bool stop;
+  bool after_tick;    // the previous halt of the episode was ended by the tick
+  bool after_device;  // ... by a device interrupt
+};
+
+// The stop/retain decisions of every complete idle episode of `cpu`.
+std::vector<std::vector<Decision>> decisions(const test::Recorder& rec, int cpu) {
+  std::vector<std::vector<Decision>> out;
+  bool in = false, halted = false, tick = false, dev = false;
+  for (const auto& e : rec.on_cpu(cpu)) {
+    std::string w = e.what;
+    if (w == "idle_enter") { out.emplace_back(); in = true; tick = dev = halted = false; }
+    else if (!in) continue;
+    else if (w == "idle_exit") in = false;
+    else if (w == "halt") { halted = true; tick = dev = false; }
+    else if (w == "tick" && halted && e.a) tick = true;
+    else if (w == "device_irq" && halted) dev = true;
+    else if (w == "halt_end") halted = false;
+    else if (w == "tick_stop" || w == "tick_retain") {
+      out.back().push_back({w == "tick_stop", tick, dev});
+      tick = dev = false;
+    }
+  }
+  if (in) out.pop_back();
+  return out;
+}
+
+// vCPU1 sleeps 3.5 ms between 100 us bursts; a device interrupt that wakes no task
+// lands 300 us into every idle period.
+std::vector<std::vector<Decision>> scripted(const std::string& policy, const std::string& driver = "none") {
+  Scenario sc = test::scenario("[guest]\nhz = 1000\ntimer_slack = \"0ns\"\n[workload]\nkind = \"idle\"\n[run]\nduration = \"60ms\"\n",
+                               {"guest.tick_policy=" + policy, "guest.cpuidle_driver=" + driver});
+  test::Recorder rec;
+  SimHooks hooks;
+  hooks.sink = &rec;
+  hooks.guest_setup = [](GuestKernel& k) {
+    k.add_task("sleeper", {{PhaseKind::Run, 100000, -1}, {PhaseKind::Sleep, 3500000, -1}}, 1, 1ULL << 1);
+  };
+  hooks.vm_setup = [](Kvm& vm, GuestKernel&) {
+    KvmVcpu* v = &vm.vcpu(1);
+    spawn_actor("device", vm.machine().threads[0]->host(), [v] {
+      for (sim_ns t = 400000; t < 60000000; t += 3600000) {
+        sleep_until(t);
+        v->inject_device_irq(timer_probe_token(0, 0), now());
+      }
+    });
+  };
+  RunResult r = run_simulation(sc, hooks);
+  REQUIRE_FALSE(r.failed);
+  return decisions(rec, 1);
+}
+
+}  // namespace
+
+TEST_CASE("got_tick: a device interrupt keeps got_tick false (retain again); a tick wake-up stops") {
+  auto eps = scripted("got_tick");
+  REQUIRE(eps.size() >= 10);
+  int after_dev = 0, after_tick = 0;
+  for (const auto& ep : eps) {
+    REQUIRE_FALSE(ep.empty());
+    CHECK_FALSE(ep.front().stop);
+    for (std::size_t i = 1; i < ep.size(); ++i) {
+      if (ep[i].after_tick) { CHECK(ep[i].stop); ++after_tick; }
+      else if (ep[i].after_device && !ep[i - 1].stop) { CHECK_FALSE(ep[i].stop); ++after_dev; }
+    }
+  }
+  CHECK(after_dev >= 5);
+  CHECK(after_tick >= 5);
+}
+
+// (one simulation per test case: SimGrid's engine is a process singleton)
+TEST_CASE("loehle: the no-driver path stops at once") {
+  auto eps = scripted("loehle");
+  REQUIRE(eps.size() >= 10);
+  for (const auto& ep : eps)
+    for (const auto& d : ep) CHECK(d.stop);
+}
+
+TEST_CASE("loehle: the single-state path keeps the got_tick heuristic") {
+  auto single = scripted("loehle", "single-state");
+  REQUIRE(single.size() >= 10);
+  int stops = 0;
+  for (const auto& ep : single) {
+    CHECK_FALSE(ep.front().stop);
+    for (const auto& d : ep) stops += d.stop && d.after_tick;
+  }
+  CHECK(stops >= 5);
+}
+
+TEST_CASE("legacy on a single-state driver always retains (e5c9ffc6ae1b)") {
+  auto eps = scripted("legacy", "single-state");
+  REQUIRE(eps.size() >= 10);
+  for (const auto& ep : eps)
+    for (const auto& d : ep) CHECK_FALSE(d.stop);
+}
+
+TEST_CASE("tglx_avg: retains until the average of the last four idle periods exceeds a tick") {
+  // Idle periods here last ~3.5 ms: the first episodes (no history yet) retain, later
+  // ones stop from their first decision.
+  auto eps = scripted("tglx_avg");
+  REQUIRE(eps.size() >= 10);
+  CHECK_FALSE(eps.front().front().stop);
+  for (std::size_t i = 5; i < eps.size(); ++i) CHECK(eps[i].front().stop);
+}
+
+TEST_CASE("haltpoll governor: poll limit grows on short halts and shrinks on long ones") {
+  HaltpollParams p;  // guest_halt_poll_ns 200000, grow 2, grow_start 50000, shrink 2
+  CHECK(adjust_poll_limit(p, 0, 30000) == 50000);        // grow_start
+  CHECK(adjust_poll_limit(p, 50000, 80000) == 100000);
+  CHECK(adjust_poll_limit(p, 100000, 150000) == 200000);
+  CHECK(adjust_poll_limit(p, 200000, 150000) == 200000);  // within the window: no change
+  CHECK(adjust_poll_limit(p, 200000, 500000) == 100000);  // long block: shrink
+  p.guest_halt_poll_allow_shrink = false;
+  CHECK(adjust_poll_limit(p, 200000, 500000) == 200000);
+  CpuidleDevice dev;
+  bool stop = true;
+  CHECK(haltpoll_select(dev, &stop) == 1);  // no window yet: halt, tick may stop
+  CHECK(stop);
+  dev.poll_limit_ns = 50000;
+  dev.last_state_idx = 1;
+  CHECK(haltpoll_select(dev, &stop) == 0);  // after a halt: poll, keep the tick
+  CHECK_FALSE(stop);
+  dev.last_state_idx = 0;
+  dev.poll_time_limit = true;
+  stop = true;
+  CHECK(haltpoll_select(dev, &stop) == 1);  // the poll ran out: halt
+}
+
+TEST_CASE("cpuidle-haltpoll writes MSR_KVM_POLL_CONTROL=0: the host never polls, the guest does") {
+  Scenario sc = test::scenario("[guest]\ncpuidle_driver = \"haltpoll\"\n[run]\nduration = \"100ms\"\n");
+  RunResult r = run_simulation(sc);
+  REQUIRE_FALSE(r.failed);
+  for (int i = 0; i < 2; ++i) {
+    std::string p = "vcpu" + std::to_string(i) + ".";
+    CHECK(r.metrics.get(p + "kvm.halt_exits") > 0);
+    CHECK(r.metrics.get(p + "kvm.halt_attempted_poll") == 0);
+    CHECK(r.metrics.get(p + "cpuidle.poll_entries") > 100);
+    CHECK(r.metrics.get(p + "cpuidle.poll_ns") > 0);
+  }
+  Scenario none = test::scenario("[run]\nduration = \"10ms\"\n");
+  CHECK(none.guest.cpuidle.driver == "none");
+}
+
+// nohz_full=1: a lone task on CPU1 sleeps and runs; after each idle exit the tick stays
+// stopped (a5183862e76f) unless a dependency needs it (here a POSIX CPU timer).
+static RunResult nohz_full_run(bool posix_timer) {
+  Scenario sc = test::scenario("[guest]\ncmdline = \"nohz_full=1\"\ntimer_slack = \"0ns\"\n[workload]\nkind = \"idle\"\n[run]\nduration = \"100ms\"\n");
+  SimHooks hooks;
+  hooks.guest_setup = [posix_timer](GuestKernel& k) {
+    Task& t = k.add_task("lone", {{PhaseKind::Run, 3000000, -1}, {PhaseKind::Sleep, 2000000, -1}}, 1, 1ULL << 1);
+    t.posix_cpu_timer = posix_timer;
+  };
+  RunResult r = run_simulation(sc, hooks);
+  REQUIRE_FALSE(r.failed);
+  return r;
+}
+
+TEST_CASE("nohz_full idle exit without a dependency keeps the tick stopped") {
+  RunResult r = nohz_full_run(false);
+  CHECK(r.metrics.get("vcpu1.idle.episodes") >= 15);
+  CHECK(r.metrics.get("vcpu1.tick.restarts") == 0);
+  CHECK(r.metrics.get("vcpu1.tick.ticks_user") <= 2);
+  CHECK(r.metrics.get("vcpu0.tick.ticks") >= 99);  // the housekeeping CPU keeps time
+}
+
+TEST_CASE("nohz_full idle exit with a tick dependency restarts the tick") {
+  RunResult r = nohz_full_run(true);
+  CHECK(r.metrics.get("vcpu1.tick.restarts") >= 15);
+  CHECK(r.metrics.get("vcpu1.tick.ticks_user") >= 40);  // 3 ms of work at HZ=1000
+}
+
+static RunResult series(const std::string& variant) {
+  Scenario sc = load_scenario(VTICK_SOURCE_DIR "/scenarios/nohz-full-idle-poll.toml", {"guest.nohz_poll_series=" + variant});
+  RunResult r = run_simulation(sc);
+  REQUIRE_FALSE(r.failed);
+  return r;
+}
+
+static double probes_lost(const RunResult& r) {
+  double lost = 0;
+  for (int i = 0; i < 3; ++i) lost += r.metrics.get("probe.timer" + std::to_string(i) + ".fired_ns") < 0;
+  return lost;
+}
+
+TEST_CASE("2026 series baseline: one tick in user space per wake-up, timers fire on time") {
+  RunResult r = series("none");
+  CHECK(r.metrics.get("vcpu2.tick.ticks_user") >= 180);
+  CHECK(r.metrics.get("vcpu2.tick.ticks_polling") > 0);
+  CHECK(r.metrics.get("vcpu3.tick.ticks_polling") >= 2500);  // idle=poll restarts the tick
+  CHECK(r.metrics.get("vcpu0.tick.ticks") >= 2599);
+  CHECK(r.metrics.get("vcpu1.tick.ticks_polling") >= 2000);
+  CHECK(probes_lost(r) == 0);
+}
+
+TEST_CASE("2026 series P1+P2: no tick in user space or while polling on nohz_full, no timer lost") {
+  RunResult r = series("p1p2");
+  CHECK(r.metrics.get("vcpu2.tick.ticks_user") == 0);
+  CHECK(r.metrics.get("vcpu3.tick.ticks_polling") == 0);
+  CHECK(probes_lost(r) == 0);
+  for (int i = 0; i < 3; ++i) CHECK(r.metrics.get("probe.timer" + std::to_string(i) + ".lateness_ns") < 1100000);
+  // housekeeping CPUs still tick all the time, as in the baseline
+  CHECK(r.metrics.get("vcpu0.tick.ticks") >= 2599);
+  CHECK(r.metrics.get("vcpu1.tick.ticks_polling") >= 2000);
+}
+
+TEST_CASE("2026 series P2 without P1's kick: a timer queued from an interrupt while polling is lost") {
+  RunResult r = series("p2_without_kick");
+  CHECK(r.metrics.get("probe.timer0.fired_ns") < 0);
+  CHECK(probes_lost(r) == 3);
+}
+
+TEST_CASE("2026 series P2 without P1's stopped-tick fix: the second of two timers is not re-armed") {
+  RunResult r = series("p2_without_stopped_tick_fix");
+  CHECK(r.metrics.get("probe.timer0.fired_ns") > 0);
+  CHECK(r.metrics.get("probe.timer1.fired_ns") > 0);
+  CHECK(r.metrics.get("probe.timer2.fired_ns") < 0);
+}
