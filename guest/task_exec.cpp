@@ -27,6 +27,7 @@ void GuestCpu::schedule() {
   need_resched = false;
   Task* prev = curr;
   sim_ns t = now();
+  bool yielded = prev && prev->yield_skip;
   if (prev) {
     update_curr();
     prev->last_ran = t;
@@ -45,9 +46,7 @@ void GuestCpu::schedule() {
   if (next != prev) {
     kernel_work(k_.params().costs.schedule_ns);
     ++k_.sched_stats.switches;
-    if (prev && prev->state == TaskState::Runnable && prev->pc > 0 &&
-        prev->program[prev->pc - 1].kind == PhaseKind::Yield)
-      ++k_.sched_stats.yield_switches;
+    if (yielded) ++k_.sched_stats.yield_switches;
   } else {
     kernel_work(k_.params().costs.schedule_ns / 4);  // nothing else to run: no switch
   }

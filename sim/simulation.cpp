@@ -118,6 +118,13 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
     auto gt = c.time_.totals(t);
     for (size_t j = 0; j < gt.size(); ++j) m.counter(p + "guest_time." + guest_cpu_state_name(static_cast<GuestCpuState>(j)) + "_ns", gt[j]);
   }
+  for (const auto& task : k.tasks()) {
+    const std::string p = "task." + std::to_string(task->pid) + "." + task->comm + ".";
+    m.counter(p + "ops", task->ops);
+    m.counter(p + "runtime_ns", task->runtime);
+    m.counter(p + "wakeups", task->wakeups);
+    m.counter(p + "migrations", task->migrations);
+  }
   for (std::size_t i = 0; i < k.timer_probes.size(); ++i) {
     const TimerProbe& pr = k.timer_probes[i];
     const std::string p = "probe.timer" + std::to_string(i) + ".";

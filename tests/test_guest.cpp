@@ -229,3 +229,67 @@ TEST_CASE("2026 series P2 without P1's stopped-tick fix: the second of two timer
   CHECK(r.metrics.get("probe.timer1.fired_ns") > 0);
   CHECK(r.metrics.get("probe.timer2.fired_ns") < 0);
 }
+
+// /proc/stat idle summed over CPUs, sampled every 250 us, under each scheme.
+struct IdleSamples {
+  std::vector<sim_ns> old_sum, new_sum;
+  Kcpustat old_end{}, new_end{};
+  sim_ns steal_end = 0;
+};
+
+static IdleSamples sample_idle(const std::string& hotplug) {
+  Scenario sc = test::scenario("[host]\nidle_state = \"C6\"\n[guest]\ntimer_slack = \"0ns\"\n[workload]\nkind = \"idle\"\n[run]\nduration = \"100ms\"\n",
+                               {"guest.hotplug=" + hotplug});
+  IdleSamples s;
+  SimHooks hooks;
+  hooks.guest_setup = [](GuestKernel& k) {
+    k.add_task("napper", {{PhaseKind::Run, 100000, -1}, {PhaseKind::Sleep, 2000000, -1}}, 1, 1ULL << 1);
+  };
+  hooks.vm_setup = [&s](Kvm& vm, GuestKernel& k) {
+    spawn_actor("sampler", vm.machine().threads[0]->host(), [&s, &k, &vm] {
+      for (sim_ns t = 250000; t < 100000000; t += 250000) {
+        sleep_until(t);
+        sim_ns o = 0, n = 0;
+        for (int c = 0; c < k.nr_cpus(); ++c) {
+          CpuTimeAccount& a = k.cpu(c).cputime();
+          o += a.proc_stat_old(k.cpu(c).online(), t)[static_cast<size_t>(Cputime::Idle)];
+          n += a.proc_stat_new(t, vm.vcpu(c).steal_clock())[static_cast<size_t>(Cputime::Idle)];
+        }
+        s.old_sum.push_back(o);
+        s.new_sum.push_back(n);
+      }
+      s.old_end = k.cpu(1).cputime().proc_stat_old(true, now());
+      s.new_end = k.cpu(1).cputime().proc_stat_new(now(), vm.vcpu(1).steal_clock());
+      s.steal_end = vm.vcpu(1).steal_clock();
+    });
+  };
+  RunResult r = run_simulation(sc, hooks);
+  REQUIRE_FALSE(r.failed);
+  return s;
+}
+
+static sim_ns largest_drop(const std::vector<sim_ns>& v) {
+  sim_ns d = 0;
+  for (std::size_t i = 1; i < v.size(); ++i) d = std::max(d, v[i - 1] - v[i]);
+  return d;
+}
+
+TEST_CASE("cputime: old scheme's summed idle goes backward when a CPU goes offline; the new one does not") {
+  IdleSamples s = sample_idle("1:offline@50ms");
+  REQUIRE(s.old_sum.size() > 300);
+  CHECK(largest_drop(s.old_sum) > 1000000);  // /proc/stat idle falls by more than 1 ms
+  CHECK(largest_drop(s.new_sum) == 0);
+}
+
+TEST_CASE("cputime: idle steal is subtracted from idle only under the new scheme") {
+  IdleSamples s = sample_idle("");
+  REQUIRE(s.steal_end > 1000000);  // C6 exits make every wake-up of vCPU1 wait
+  sim_ns old_idle = s.old_end[static_cast<size_t>(Cputime::Idle)];
+  sim_ns new_idle = s.new_end[static_cast<size_t>(Cputime::Idle)];
+  // the old nohz deltas count the stolen time as idle; the new accounting takes it out
+  CHECK(old_idle - new_idle == Approx(s.steal_end).epsilon(0.1));
+  // all columns add up to the elapsed time within tick sampling granularity
+  sim_ns total_new = 0;
+  for (sim_ns v : s.new_end) total_new += v;
+  CHECK(std::abs(total_new - 100 * NSEC_PER_MSEC) < 2 * NSEC_PER_MSEC);
+}

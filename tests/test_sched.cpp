@@ -1,0 +1,140 @@
+// guest/sched + task_exec: yield, mutexes, placement, load balancing, I/O, migrations.
+#include <catch2/catch.hpp>
+
+#include "guest/kernel.hpp"
+#include "helpers.hpp"
+
+using namespace vtick;
+
+namespace {
+constexpr std::uint64_t kAll = ~0ULL;
+
+RunResult run_with(const std::string& toml, const std::vector<std::string>& sets,
+                   const std::function<void(GuestKernel&)>& setup) {
+  Scenario sc = test::scenario(toml, sets);
+  SimHooks hooks;
+  hooks.guest_setup = setup;
+  RunResult r = run_simulation(sc, hooks);
+  REQUIRE_FALSE(r.failed);
+  return r;
+}
+const char* kIdle = "[workload]\nkind = \"idle\"\n[run]\nduration = \"50ms\"\n";
+}  // namespace
+
+TEST_CASE("sched_yield hands the CPU to the other runnable task") {
+  RunResult r = run_with(kIdle, {}, [](GuestKernel& k) {
+    for (int i = 0; i < 2; ++i) k.add_task("y" + std::to_string(i), {{PhaseKind::Run, 20000, -1}, {PhaseKind::Yield, 0, -1}}, 0, 1);
+  });
+  double yields = r.metrics.get("sched.yields"), switches = r.metrics.get("sched.yield_switches");
+  CHECK(yields > 1000);
+  CHECK(switches >= yields - 2);  // every yield switches to the other task
+}
+
+TEST_CASE("sched_yield with nothing else runnable returns to the same task") {
+  RunResult r = run_with(kIdle, {}, [](GuestKernel& k) {
+    k.add_task("alone", {{PhaseKind::Run, 20000, -1}, {PhaseKind::Yield, 0, -1}}, 0, 1);
+  });
+  CHECK(r.metrics.get("sched.yields") > 1000);
+  CHECK(r.metrics.get("sched.yield_switches") == 0);
+}
+
+TEST_CASE("a contended futex mutex puts the waiter to sleep and wakes it on unlock") {
+  RunResult r = run_with(kIdle, {}, [](GuestKernel& k) {
+    int m = k.add_mutex();
+    for (int i = 0; i < 2; ++i)
+      k.add_task("locker" + std::to_string(i),
+                 {{PhaseKind::Lock, 0, m}, {PhaseKind::Run, 30000, -1}, {PhaseKind::Unlock, 0, m}, {PhaseKind::Run, 5000, -1}}, i,
+                 1ULL << i);
+  });
+  CHECK(r.metrics.get("sched.mutex_contended") > 100);
+  CHECK(r.metrics.get("sched.wakeups_remote") > 100);
+  CHECK(r.metrics.get("workload.ops") == 0);  // no workload tasks; the lockers' own progress:
+  CHECK(r.metrics.get("vcpu0.guest_time.user_ns") > 10 * NSEC_PER_MSEC);
+  CHECK(r.metrics.get("vcpu1.guest_time.user_ns") > 10 * NSEC_PER_MSEC);
+}
+
+TEST_CASE("wake-up placement: a wakee whose previous CPU is busy goes to an idle CPU") {
+  RunResult r = run_with("[platform]\nshape = \"VM.Standard2.2\"\n[workload]\nkind = \"idle\"\n[run]\nduration = \"50ms\"\n", {},
+                         [](GuestKernel& k) {
+                           k.add_task("hog", {{PhaseKind::Run, 10000000, -1}}, 1, 1ULL << 1);
+                           int ev = k.add_event();
+                           k.add_task("waker", {{PhaseKind::Sleep, 300000, -1}, {PhaseKind::Wake, 0, ev}}, 0, 1);
+                           // starts on CPU 1 next to the hog; may run anywhere
+                           k.add_task("wakee", {{PhaseKind::Wait, 0, ev}, {PhaseKind::Run, 50000, -1}}, 1, kAll);
+                         });
+  // the first wake-up leaves the busy CPU 1 for an idle one; later ones stay there
+  CHECK(r.metrics.get("sched.wake_to_idle") >= 1);
+  CHECK(r.metrics.get("sched.wake_to_prev") > 50);
+  CHECK(r.metrics.get("task.3.wakee.migrations") == 1);
+  CHECK(r.metrics.get("vcpu1.guest_time.user_ns") > 45 * NSEC_PER_MSEC);  // the hog kept CPU 1
+}
+
+TEST_CASE("load balancing spreads tasks started on one CPU; switched off, they stay") {
+  auto setup = [](GuestKernel& k) {
+    for (int i = 0; i < 2; ++i) k.add_task("spin" + std::to_string(i), {{PhaseKind::Run, 1000000, -1}}, 0, kAll);
+  };
+  SECTION("on") {
+    RunResult r = run_with(kIdle, {}, setup);
+    CHECK(r.metrics.get("sched.lb_pulled") >= 1);
+    CHECK(r.metrics.get("vcpu1.guest_time.user_ns") > 30 * NSEC_PER_MSEC);
+  }
+}
+
+TEST_CASE("without load balancing, two tasks started on CPU 0 share it") {
+  RunResult r = run_with(kIdle, {"guest.sched.load_balance=false"}, [](GuestKernel& k) {
+    for (int i = 0; i < 2; ++i) k.add_task("spin" + std::to_string(i), {{PhaseKind::Run, 1000000, -1}}, 0, kAll);
+  });
+  CHECK(r.metrics.get("sched.lb_pulled") == 0);
+  CHECK(r.metrics.get("vcpu1.guest_time.user_ns") == 0);
+  CHECK(r.metrics.get("sched.preemptions") > 10);  // the tick rotates them (base slice)
+}
+
+TEST_CASE("an idle CPU with a stopped tick is balanced by a nohz kick from the busy CPU") {
+  // legacy: CPU 1 idles with its tick stopped; CPU 0 runs two tasks, then a third
+  // arrives (a sleeper waking up on CPU 0).
+  RunResult r = run_with(kIdle, {"guest.tick_policy=legacy"}, [](GuestKernel& k) {
+    k.add_task("spin0", {{PhaseKind::Run, 1000000, -1}}, 0, 1);  // pinned: cannot move
+    k.add_task("burst", {{PhaseKind::Sleep, 5000000, -1}, {PhaseKind::Run, 3000000, -1}}, 0, kAll);
+  });
+  CHECK(r.metrics.get("sched.nohz_kicks") >= 1);
+  CHECK(r.metrics.get("sched.lb_pulled") >= 1);
+}
+
+TEST_CASE("block I/O: the task sleeps until the device interrupt completes its request") {
+  RunResult r = run_with(kIdle, {}, [](GuestKernel& k) {
+    k.add_task("io", {{PhaseKind::Run, 20000, -1}, {PhaseKind::Io, 0, -1}}, 0, 1);
+  });
+  double req = r.metrics.get("sched.io_requests");
+  CHECK(req > 300);  // ~120 us per request + 100 us host latency
+  CHECK(r.metrics.get("vcpu0.irqs.device") >= req - 1);
+}
+
+TEST_CASE("a migrated task pays the cache refill on its next run") {
+  // The wakee starts on CPU 1 next to a hog and moves once to an idle CPU.
+  RunResult r = run_with("[platform]\nshape = \"VM.Standard2.2\"\n[workload]\nkind = \"idle\"\n[run]\nduration = \"50ms\"\n",
+                         {"guest.sched.cache_refill=200us"}, [](GuestKernel& k) {
+                           k.add_task("hog", {{PhaseKind::Run, 10000000, -1}}, 1, 1ULL << 1);
+                           int ev = k.add_event();
+                           k.add_task("waker", {{PhaseKind::Sleep, 300000, -1}, {PhaseKind::Wake, 0, ev}}, 0, 1);
+                           k.add_task("wakee", {{PhaseKind::Wait, 0, ev}, {PhaseKind::Run, 50000, -1}}, 1, kAll);
+                         });
+  double ops = r.metrics.get("task.3.wakee.ops"), runtime = r.metrics.get("task.3.wakee.runtime_ns");
+  REQUIRE(r.metrics.get("task.3.wakee.migrations") == 1);
+  REQUIRE(ops > 50);
+  // 50 us per pass, plus one 200 us refill (the last pass may be cut by the end)
+  CHECK(runtime >= ops * 50000 + 200000);
+  CHECK(runtime <= (ops + 1) * 51000 + 200000);  // + the syscalls, under 1 us a pass
+}
+
+TEST_CASE("nohz_full: a tick left running when a dependency clears stops on user entry only with P1(c)") {
+  // Two tasks share nohz_full CPU 1 for a while (SCHED dependency: tick on); when the
+  // sleeper goes, the dependency clears without a kick and the tick keeps running.
+  auto setup = [](GuestKernel& k) {
+    k.add_task("long", {{PhaseKind::Run, 20000000, -1}}, 1, 1ULL << 1);
+    k.add_task("short", {{PhaseKind::Run, 200000, -1}, {PhaseKind::Sleep, 3000000, -1}}, 1, 1ULL << 1);
+  };
+  RunResult base = run_with("[guest]\ncmdline = \"nohz_full=1\"\n[workload]\nkind = \"idle\"\n[run]\nduration = \"60ms\"\n",
+                            {"guest.nohz_poll_series=p1p2"}, setup);
+  CHECK(base.metrics.get("vcpu1.tick.user_entry_stops") >= 5);
+  CHECK(base.metrics.get("vcpu1.tick.dep_kicks") >= 5);
+}
