@@ -13,9 +13,10 @@ std::uint64_t TimerWheel::bucket_expiry(std::uint64_t expires, std::uint64_t clk
   for (int lvl = 0; lvl < LVL_DEPTH; ++lvl) {
     std::uint64_t start_next = (LVL_SIZE - 1) << ((lvl + 1 - 1) * LVL_CLK_SHIFT);  // LVL_START(lvl + 1)
     if (lvl + 1 == LVL_DEPTH || delta < start_next) {
-      if (lvl == 0) return expires;
+      // calc_index(): round up with the level's granularity, so a timer armed at the
+      // edge of a tick (or truncated in an outer level) never fires early
       int shift = lvl * LVL_CLK_SHIFT;
-      return ((expires >> shift) + 1) << shift;  // round up: never fire early
+      return ((expires >> shift) + 1) << shift;
     }
   }
   return expires;

@@ -28,7 +28,8 @@ class TimerWheel {
   sim_ns get_next_timer_interrupt(std::uint64_t basej, sim_ns basem, sim_ns tick_nsec) const;
   // __run_timers(): fires every timer whose bucket has expired at `jiffies`.
   int run(std::uint64_t jiffies, GuestCpu& cpu);
-  // calc_wheel_index(): level granularity rounds far timers up (LVL_CLK_SHIFT 3, 64 slots).
+  // calc_wheel_index(): rounds up to the level's granularity (+1 jiffy at level 0;
+  // LVL_CLK_SHIFT 3, 64 slots per level).
   static std::uint64_t bucket_expiry(std::uint64_t expires, std::uint64_t clk);
 
  private:
