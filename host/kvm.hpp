@@ -3,6 +3,7 @@
 #include <memory>
 #include <vector>
 
+#include "host/host_sched.hpp"
 #include "host/kvm_params.hpp"
 #include "host/kvm_vcpu.hpp"
 #include "platform/sg_platform.hpp"
@@ -11,7 +12,11 @@ namespace vtick {
 
 class Kvm {
  public:
-  Kvm(Machine& m, HostParams p) : machine_(m), params_(p) {}
+  Kvm(Machine& m, HostParams p) : machine_(m), params_(p), sched_(m, p.sched) {}
+  HostScheduler& sched() { return sched_; }
+  const HostScheduler& sched() const { return sched_; }
+  // virtio-blk notify: the request is completed after the host's I/O latency.
+  void io_submit(KvmVcpu& from, std::uint64_t request, sim_ns at);
   KvmVcpu& create_vcpu(int id, int hw_thread);
   KvmVcpu& vcpu(int i) { return *vcpus_[static_cast<size_t>(i)]; }
   int nr_vcpus() const { return static_cast<int>(vcpus_.size()); }
@@ -22,6 +27,7 @@ class Kvm {
  private:
   Machine& machine_;
   HostParams params_;
+  HostScheduler sched_;
   std::vector<std::unique_ptr<KvmVcpu>> vcpus_;
 };
 

@@ -69,15 +69,18 @@ void KvmVcpu::wait_for_wake(sim_ns until) {
 
 // kvm_vcpu_block(): schedule out until kvm_vcpu_check_block() sees an event. Returns
 // whether the thread really scheduled out ("waited").
-bool KvmVcpu::kvm_vcpu_block() {
+bool KvmVcpu::kvm_vcpu_block(sim_ns& pending) {
   const ArchCosts& c = vm_.costs();
+  HostScheduler& hs = vm_.sched();
   set_state(VcpuState::Exit);
-  host_work(c.vcpu_block_ns);  // kvm_arch_vcpu_blocking(), sw timer start, schedule() out
+  host_work(c.vcpu_block_ns);  // kvm_arch_vcpu_blocking(), sw timer / bg_timer start, schedule()
   process_events(false);
   if (kvm_vcpu_check_block()) return false;
   ++st_.blocks;
-  HostCState cs = vm_.params().idle_state;
-  hw_.set_cstate(cs, now());
+  // the guest's armed timer is now a host hrtimer on this CPU: the idle governor sees it
+  thread_.next_timer = (timer_enabled_ && timer_deadline_) ? timer_deadline_ : KTIME_MAX;
+  hs.schedule_out(thread_, false);
+  scheduled_out_ = true;
   set_state(VcpuState::Blocked);
   bool by_timer = false;
   while (!kvm_vcpu_check_block()) {
@@ -86,21 +89,19 @@ bool KvmVcpu::kvm_vcpu_block() {
     by_timer = st_.timer_fired != timer_before;
   }
   // kvm_vcpu_wake_up(): the sw hrtimer (apic_timer_fn / bg_timer) or the posted-
-  // interrupt wake-up vector wakes the thread; its hardware thread first leaves its
-  // idle state, then the scheduler switches the vCPU thread in.
+  // interrupt wake-up vector wakes the thread; it waits for its hardware thread (C-state
+  // exit, or another thread's turn), then the scheduler switches it in.
   ++st_.halt.halt_wakeup;
   ++(by_timer ? st_.timer_wakeups : st_.ipi_wakeups);
-  sim_ns woken = now();
-  set_state(VcpuState::Wakeup);
-  sleep_until(woken + c.cstate_exit_ns[static_cast<int>(cs)]);
-  set_state(VcpuState::Exit);
-  host_work(c.vcpu_wakeup_ns);
-  steal_ns_ += now() - woken;  // run_delay: runnable from the wake-up until switched in
+  hs.wake(thread_);
+  set_state(VcpuState::Runnable);
+  steal_ns_ += hs.wait_until_running(thread_);  // run_delay: runnable until switched in
+  pending = c.vcpu_wakeup_ns;  // vcpu_load, hv timer switch: done on the way into the guest
   return true;
 }
 
 // kvm_vcpu_halt(): poll for up to vcpu->halt_poll_ns, then block; adapt the window.
-void KvmVcpu::kvm_vcpu_halt() {
+sim_ns KvmVcpu::kvm_vcpu_halt() {
   const KvmParams& p = vm_.params().kvm;
   sim_ns max = kvm_vcpu_max_halt_poll_ns(p);
   bool poll_allowed = poll_control_;  // !kvm_arch_no_poll()
@@ -115,12 +116,14 @@ void KvmVcpu::kvm_vcpu_halt() {
     set_state(VcpuState::HaltPoll);
     for (;;) {
       if (kvm_vcpu_check_block()) { woke_in_poll = true; break; }
-      if (now() >= stop) break;  // kvm_vcpu_can_poll(): window over
+      // kvm_vcpu_can_poll(): window over, or another host task wants this CPU
+      if (now() >= stop || !vm_.sched().single_task_running(thread_)) break;
       wait_for_wake(stop);
     }
     poll_end = now();
   }
-  bool waited = woke_in_poll ? false : kvm_vcpu_block();
+  sim_ns pending = 0;
+  bool waited = woke_in_poll ? false : kvm_vcpu_block(pending);
   sim_ns cur = now();
   if (waited) st_.halt.halt_wait_ns += cur - poll_end;
   if (do_poll) update_halt_poll_stats(st_.halt, poll_end - start, !waited);
@@ -128,6 +131,7 @@ void KvmVcpu::kvm_vcpu_halt() {
   halt_poll_ns_ = adjust_halt_poll_ns(p, halt_poll_ns_, cur - start, poll_allowed, st_.halt);
   emit(cur, id_, "kvm_vcpu_wakeup", cur - start, waited);  // trace_kvm_vcpu_wakeup
   if (halt_poll_ns_ != old) emit(cur, id_, "kvm_halt_poll_ns", halt_poll_ns_, old);
+  return pending;
 }
 
 }  // namespace vtick

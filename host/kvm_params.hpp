@@ -1,8 +1,10 @@
 // KVM module parameters (/sys/module/kvm/parameters) and host settings the model reads.
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "core/time.hpp"
+#include "host/host_sched.hpp"
 #include "platform/arch.hpp"
 
 namespace vtick {
@@ -18,8 +20,10 @@ struct KvmParams {
 
 struct HostParams {
   KvmParams kvm;
-  HostCState idle_state = HostCState::C1;  // state a hardware thread reaches when idle
+  HostSchedParams sched;
   sim_ns io_latency = 100000;              // block request service time of the host [EST]
+  std::string l1d_flush = "never";         // kvm-intel.vmentry_l1d_flush: never | cond | always
+  bool mds_clear = false;                  // MDS buffer clearing (VERW) on every VM entry
 };
 
 // The per-architecture default of halt_poll_ns (KVM_HALT_POLL_NS_DEFAULT).

@@ -14,7 +14,7 @@ const char* vcpu_state_name(VcpuState s) {
     case VcpuState::Exit: return "exit";
     case VcpuState::HaltPoll: return "halt_poll";
     case VcpuState::Blocked: return "blocked";
-    case VcpuState::Wakeup: return "wakeup";
+    case VcpuState::Runnable: return "runnable";
     default: return "?";
   }
 }
@@ -32,6 +32,10 @@ void KvmVcpu::set_guest(GuestIrqSink* idt, std::function<void()> guest_main) {
 }
 
 void KvmVcpu::start() {
+  thread_.name = "vcpu" + std::to_string(id_);
+  thread_.bell = &bell_;
+  thread_.allowed = 1ULL << hw_.id();
+  vm_.sched().add_running(thread_, hw_.id());
   spawn_actor("vcpu" + std::to_string(id_), hw_.host(), [this] { thread_main(); });
 }
 
@@ -44,17 +48,67 @@ void KvmVcpu::thread_main() {
 
 sim_ns KvmVcpu::clock() const { return now(); }
 
+// The hardware thread's activity follows the vCPU thread only while it runs there;
+// blocked or waiting, the host scheduler and the next thread decide what the thread does.
 void KvmVcpu::set_state(VcpuState s) {
   sim_ns t = now();
   time_.enter(s, t);
-  HwActivity a = HwActivity::Idle;
   switch (s) {
-    case VcpuState::Guest: a = HwActivity::Guest; break;
-    case VcpuState::Exit: a = HwActivity::HostKernel; break;
-    case VcpuState::HaltPoll: a = HwActivity::HaltPoll; break;
-    default: a = HwActivity::Idle; break;
+    case VcpuState::Guest: hw_.set_activity(HwActivity::Guest, t); break;
+    case VcpuState::Exit: hw_.set_activity(HwActivity::HostKernel, t); break;
+    case VcpuState::HaltPoll: hw_.set_activity(HwActivity::HaltPoll, t); break;
+    default: break;
   }
-  hw_.set_activity(a, t);
+}
+
+// The entry mitigations of this entry: vmx_l1d_flush() ("cond": after the thread was
+// scheduled out, kvm_arch_sched_in sets l1tf_flush_l1d) and the MDS VERW.
+sim_ns KvmVcpu::entry_mitigation() {
+  const HostParams& hp = vm_.params();
+  const ArchCosts& c = vm_.costs();
+  sim_ns m = 0;
+  if (hp.l1d_flush == "always" || (hp.l1d_flush == "cond" && scheduled_out_)) {
+    m += c.l1d_flush_ns;
+    ++st_.l1d_flushes;
+  }
+  if (hp.mds_clear) {
+    m += c.mds_clear_ns;
+    ++st_.verw_clears;
+  }
+  return m;
+}
+
+// The end of an exit and vcpu_enter_guest(): `handling` ns of exit handling, the
+// reschedule if the host wants the CPU (xfer_to_guest_mode work), the entry mitigations,
+// then guest mode. One execution when nothing intervenes.
+void KvmVcpu::enter_guest(sim_ns handling) {
+  HostScheduler& hs = vm_.sched();
+  bool resched = hs.must_yield(thread_);
+  sim_ns work = handling + (resched ? 0 : entry_mitigation());
+  if (work) {
+    set_state(VcpuState::Exit);
+    host_work(work);
+  }
+  process_events(false);
+  if (resched || hs.must_yield(thread_)) {
+    hs.schedule_out(thread_, true);
+    set_state(VcpuState::Runnable);
+    steal_ns_ += hs.wait_until_running(thread_);
+    scheduled_out_ = true;
+    set_state(VcpuState::Exit);
+    host_work(hs.params().switch_ns + entry_mitigation());
+    process_events(false);
+  }
+  scheduled_out_ = false;
+  ++st_.entries;
+  set_state(VcpuState::Guest);
+}
+
+// A host interrupt asks this thread to leave its CPU (wake-up preemption or the end of
+// its slice): an external-interrupt exit, then the reschedule on the way back in.
+void KvmVcpu::preempt_exit() {
+  ++st_.exits.external_interrupt;
+  enter_guest(vm_.costs().vmexit_ns + vm_.costs().host_irq_ns);
 }
 
 void KvmVcpu::host_work(sim_ns ns) { execute(hw_.host(), ns); }
@@ -62,7 +116,7 @@ void KvmVcpu::host_work(sim_ns ns) { execute(hw_.host(), ns); }
 sim_ns KvmVcpu::next_event_time() const {
   sim_ns t = (timer_enabled_ && timer_deadline_) ? timer_deadline_ : KTIME_MAX;
   for (const auto& f : inflight_) t = std::min(t, f.at);
-  return t;
+  return std::min(t, vm_.sched().slice_end(thread_));
 }
 
 // Makes arrived notifications and an expired guest timer pending. A timer that expires
@@ -87,12 +141,10 @@ bool KvmVcpu::process_events(bool in_guest) {
     ++st_.timer_fired;
     if (in_guest) {
       ++st_.exits.timer_expiry;
-      set_state(VcpuState::Exit);
-      host_work(vm_.costs().vmexit_ns + vm_.costs().timer_expiry_ns);
-      process_events(false);
-      set_state(VcpuState::Guest);
+      enter_guest(vm_.costs().vmexit_ns + vm_.costs().timer_expiry_ns);
     }
   }
+  if (in_guest && vm_.sched().must_yield(thread_)) preempt_exit();
   return irr_ != before;
 }
 
@@ -146,10 +198,7 @@ sim_ns KvmVcpu::run(sim_ns work) {
 
 void KvmVcpu::exit_to_host(sim_ns handling_ns, std::uint64_t& counter) {
   ++counter;
-  set_state(VcpuState::Exit);
-  host_work(vm_.costs().vmexit_ns + handling_ns);
-  process_events(false);
-  set_state(VcpuState::Guest);
+  enter_guest(vm_.costs().vmexit_ns + handling_ns);
 }
 
 // HLT (x86 kvm_emulate_halt -> vcpu_block) / WFI (arm64 kvm_handle_wfx -> kvm_vcpu_wfi).
@@ -160,12 +209,13 @@ void KvmVcpu::safe_halt() {
   set_state(VcpuState::Exit);
   host_work(vm_.costs().vmexit_ns + vm_.costs().hlt_exit_ns);
   process_events(false);
+  sim_ns pending = 0;
   if (vm_.costs().isa == Isa::X86_64 && kvm_vcpu_check_block()) {
     ++st_.exits.hlt_fastpath;  // kvm_vcpu_has_events(): stay RUNNABLE, re-enter at once
   } else {
-    kvm_vcpu_halt();
+    pending = kvm_vcpu_halt();
   }
-  set_state(VcpuState::Guest);
+  enter_guest(pending);
   deliver();
 }
 
@@ -176,15 +226,19 @@ void KvmVcpu::cpu_off() {
   set_state(VcpuState::Exit);
   host_work(vm_.costs().vmexit_ns + vm_.costs().hlt_exit_ns);
   powered_off_ = true;
+  thread_.next_timer = KTIME_MAX;
+  vm_.sched().schedule_out(thread_, false);
   set_state(VcpuState::Blocked);
-  hw_.set_cstate(vm_.params().idle_state, now());
   while (powered_off_) wait_event(bell_, KTIME_MAX);
   irr_ = 0;  // INIT resets the local APIC
   inflight_.clear();
   timer_deadline_ = 0;
-  set_state(VcpuState::Exit);
-  host_work(vm_.costs().vcpu_wakeup_ns);
-  set_state(VcpuState::Guest);
+  HostScheduler& hs = vm_.sched();
+  hs.wake(thread_);
+  set_state(VcpuState::Runnable);
+  steal_ns_ += hs.wait_until_running(thread_);
+  scheduled_out_ = true;
+  enter_guest(vm_.costs().vcpu_wakeup_ns);
 }
 
 void KvmVcpu::power_on() {
@@ -202,8 +256,8 @@ void KvmVcpu::poll_wait(sim_ns until) {
   }
   hw_.set_activity(HwActivity::GuestPoll, now());
   wait_event(bell_, std::min(until, next_event_time()));
-  process_events(true);
   hw_.set_activity(HwActivity::Guest, now());
+  process_events(true);
   if (irr_) deliver();
 }
 
@@ -234,11 +288,9 @@ void KvmVcpu::timer_write_control(bool enabled) {
 void KvmVcpu::send_ipi(int dest_cpu, IrqVector v) {
   const ArchCosts& c = vm_.costs();
   ++st_.exits.ipi;
-  set_state(VcpuState::Exit);
-  host_work(c.vmexit_ns + c.ipi_send_ns);
-  vm_.vcpu(dest_cpu).kvm_apic_accept_irq(v, now() + c.ipi_deliver_ns);
-  process_events(false);
-  set_state(VcpuState::Guest);
+  // posted by the exit handler: it reaches the target after the handling and delivery
+  vm_.vcpu(dest_cpu).kvm_apic_accept_irq(v, now() + c.vmexit_ns + c.ipi_send_ns + c.ipi_deliver_ns);
+  enter_guest(c.vmexit_ns + c.ipi_send_ns);
 }
 
 void KvmVcpu::write_poll_control(bool host_poll_allowed) {
@@ -255,11 +307,8 @@ void KvmVcpu::write_poll_control(bool host_poll_allowed) {
 void KvmVcpu::io_submit(std::uint64_t request) {
   const ArchCosts& c = vm_.costs();
   ++st_.io_kicks;
-  set_state(VcpuState::Exit);
-  host_work(c.vmexit_ns + c.ipi_send_ns);
-  inflight_.push_back({IrqVector::Device, now() + vm_.params().io_latency, request});
-  process_events(false);
-  set_state(VcpuState::Guest);
+  vm_.io_submit(*this, request, now() + c.vmexit_ns + c.ipi_send_ns);  // the ioeventfd fires in the exit
+  enter_guest(c.vmexit_ns + c.ipi_send_ns);
 }
 
 std::vector<std::uint64_t> KvmVcpu::io_completions() {

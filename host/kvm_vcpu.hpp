@@ -10,6 +10,7 @@
 #include "core/sg.hpp"
 #include "core/state_clock.hpp"
 #include "host/kvm_halt.hpp"
+#include "host/host_sched.hpp"
 #include "host/kvm_params.hpp"
 #include "platform/hw_thread.hpp"
 #include "platform/vhw.hpp"
@@ -24,7 +25,7 @@ enum class VcpuState {
   Exit,      // host kernel: exit handling, entry, block/wake paths
   HaltPoll,  // kvm_vcpu_halt() polling
   Blocked,   // scheduled out in kvm_vcpu_block()
-  Wakeup,    // woken, waiting for its hardware thread to leave its C-state
+  Runnable,  // woken or preempted, waiting for its hardware thread (run_delay: steal)
   Count
 };
 const char* vcpu_state_name(VcpuState s);
@@ -37,7 +38,8 @@ struct ExitStats {
   std::uint64_t apic_lvtt = 0;         // x2APIC LVTT write (x86)
   std::uint64_t ipi = 0;               // x2APIC ICR write / ICC_SGI1R_EL1 trap
   std::uint64_t timer_expiry = 0;      // preemption timer (x86) / vtimer IRQ (arm64)
-  std::uint64_t total() const { return hlt + msr_tsc_deadline + apic_lvtt + ipi + timer_expiry; }
+  std::uint64_t external_interrupt = 0;  // host interrupt preempting the vCPU thread
+  std::uint64_t total() const { return hlt + msr_tsc_deadline + apic_lvtt + ipi + timer_expiry + external_interrupt; }
 };
 
 struct VcpuStats {
@@ -51,6 +53,9 @@ struct VcpuStats {
   std::uint64_t timer_fired = 0;       // guest timer expiries
   std::uint64_t poll_ctl_writes = 0;
   std::uint64_t io_kicks = 0;          // virtio notifications (MMIO/PIO write exits)
+  std::uint64_t entries = 0;           // VM entries
+  std::uint64_t l1d_flushes = 0;       // vmx_l1d_flush() on entry
+  std::uint64_t verw_clears = 0;       // mds_clear_cpu_buffers() on entry
 };
 
 class KvmVcpu final : public VirtualCpu {
@@ -88,6 +93,7 @@ class KvmVcpu final : public VirtualCpu {
   void inject_device_irq(std::uint64_t token, sim_ns at);
 
   int id() const { return id_; }
+  const HostThread& host_thread() const { return thread_; }
   HwThread& hw_thread() { return hw_; }
   const VcpuStats& stats() const { return st_; }
   sim_ns halt_poll_ns() const { return halt_poll_ns_; }
@@ -104,10 +110,13 @@ class KvmVcpu final : public VirtualCpu {
   bool pending_irq() const { return irr_ != 0; }
   bool kvm_vcpu_check_block() const { return pending_irq(); }
   void deliver();                         // inject pending interrupts into the guest
-  void kvm_vcpu_halt();                   // host/kvm_halt.cpp
-  bool kvm_vcpu_block();
+  sim_ns kvm_vcpu_halt();                 // host/kvm_halt.cpp; returns host work owed before entry
+  bool kvm_vcpu_block(sim_ns& pending);
   void wait_for_wake(sim_ns until);
   void exit_to_host(sim_ns handling_ns, std::uint64_t& counter);
+  void enter_guest(sim_ns handling = 0);
+  sim_ns entry_mitigation();
+  void preempt_exit();
 
   Kvm& vm_;
   int id_;
@@ -127,6 +136,8 @@ class KvmVcpu final : public VirtualCpu {
   std::vector<std::uint64_t> used_ring_;  // completed I/O requests the guest has not read
 
   sim_ns halt_poll_ns_ = 0;          // vcpu->halt_poll_ns
+  HostThread thread_;                // this vCPU thread in the host scheduler
+  bool scheduled_out_ = false;       // since the last entry (l1tf_flush_l1d)
   sim_ns steal_ns_ = 0;              // run_delay reported through the steal clock
   StateClock<VcpuState> time_;
   VcpuStats st_;

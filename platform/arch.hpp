@@ -35,6 +35,9 @@ struct ArchCosts {
   sim_ns vcpu_block_ns = 0;       // kvm_vcpu_block(): blocking hooks + schedule() out
   sim_ns vcpu_wakeup_ns = 0;      // wake-up + schedule() in + vcpu_load, before entry
   sim_ns guest_timer_write_ns = 0;// guest-side cost of a timer write that does not exit (arm64)
+  sim_ns host_irq_ns = 0;         // a host interrupt taken while in guest mode (external-interrupt exit handling)
+  sim_ns l1d_flush_ns = 0;        // L1D flush on VM entry (L1TF mitigation)
+  sim_ns mds_clear_ns = 0;        // VERW buffer clearing on VM entry (MDS mitigation)
 
   bool timer_write_exits = true;  // x86 TSC-deadline MSR is intercepted; arm64 CNTV_CVAL is not
 

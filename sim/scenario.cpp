@@ -34,8 +34,8 @@ struct Raw {
   std::string where;  // "file:line:col" or "--set"
 };
 
-const char* kSections[] = {"platform", "host",       "host.kvm",     "host.costs", "guest",   "guest.costs",
-                           "guest.nohz", "guest.sched", "guest.timers", "workload",   "run"};
+const char* kSections[] = {"platform",    "host",         "host.kvm",   "host.costs", "host.sched", "host.mitigations",
+                           "guest",       "guest.costs",  "guest.nohz", "guest.sched", "guest.timers", "workload", "run"};
 
 std::vector<std::string> policy_names() {
   std::vector<std::string> v;
@@ -52,7 +52,14 @@ const std::vector<Spec>& specs() {
         {"platform.cores", VType::Int, 1, 256, {}, "host cores (generic shape only)"},
         {"platform.threads_per_core", VType::Int, 1, 2, {}, "SMT threads per core (generic shape only)"},
         {"platform.vcpus", VType::Int, 1, 512, {}, "vCPUs, pinned 1:1 to hardware threads"},
-        {"host.idle_state", VType::Str, 1, 0, {"C1", "C1E", "C6"}, "host C-state an idle hardware thread reaches"},
+        {"host.idle_governor", VType::Str, 1, 0, {"menu", "promote"}, "host idle state choice: from the next timer event, or by idle time"},
+        {"host.max_cstate", VType::Str, 1, 0, {"C1", "C1E", "C6"}, "deepest host C-state (intel_idle.max_cstate)"},
+        {"host.io_latency", VType::Duration, 0, 100 * 1e6, {}, "block request service time of the host device"},
+        {"host.sched.wakeup_granularity", VType::Duration, 0, 100 * 1e6, {}, "host sysctl_sched_wakeup_granularity"},
+        {"host.sched.min_granularity", VType::Duration, 1, 100 * 1e6, {}, "host sysctl_sched_min_granularity"},
+        {"host.sched.latency", VType::Duration, 1, 1e9, {}, "host sysctl_sched_latency"},
+        {"host.mitigations.l1d_flush", VType::Str, 1, 0, {"never", "cond", "always"}, "kvm-intel.vmentry_l1d_flush"},
+        {"host.mitigations.mds_clear", VType::Bool, 1, 0, {}, "VERW buffer clearing on VM entry"},
         {"host.kvm.halt_poll_ns", VType::Int, 0, 10e6, {}, "KVM module parameter halt_poll_ns"},
         {"host.kvm.halt_poll_ns_grow", VType::Int, 0, 64, {}, "KVM module parameter halt_poll_ns_grow"},
         {"host.kvm.halt_poll_ns_grow_start", VType::Int, 0, 10e6, {}, "KVM module parameter halt_poll_ns_grow_start"},
@@ -347,8 +354,17 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
     set_cost(sc.costs, row.key, x);
   }
   HostCState cs;
-  parse_cstate(v.s("host.idle_state", "C1"), cs);
-  sc.host.idle_state = cs;
+  parse_cstate(v.s("host.max_cstate", "C6"), cs);
+  sc.host.sched.max_cstate = cs;
+  sc.host.sched.idle_governor = v.s("host.idle_governor", "menu");
+  sc.host.sched.wakeup_granularity = v.i("host.sched.wakeup_granularity", 4000000);
+  sc.host.sched.min_granularity = v.i("host.sched.min_granularity", 3000000);
+  sc.host.sched.latency = v.i("host.sched.latency", 24000000);
+  sc.host.io_latency = v.i("host.io_latency", 100000);
+  // upstream defaults: Skylake-SP is L1TF- and MDS-affected (l1tf=flush -> cond, mds=full)
+  bool affected = sc.shape.arch == "skylake-sp";
+  sc.host.l1d_flush = v.s("host.mitigations.l1d_flush", affected ? "cond" : "never");
+  sc.host.mds_clear = v.b("host.mitigations.mds_clear", affected);
   KvmParams& kp = sc.host.kvm;
   kp.halt_poll_ns = v.i("host.kvm.halt_poll_ns", default_halt_poll_ns(sc.costs.isa));
   kp.halt_poll_ns_grow = static_cast<unsigned>(v.i("host.kvm.halt_poll_ns_grow", 2));
@@ -466,7 +482,14 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   r.emplace_back("platform.cores", std::int64_t{sc.shape.cores});
   r.emplace_back("platform.threads_per_core", std::int64_t{sc.shape.threads_per_core});
   r.emplace_back("platform.vcpus", std::int64_t{sc.vcpus});
-  r.emplace_back("host.idle_state", std::string(cstate_name(sc.host.idle_state)));
+  r.emplace_back("host.idle_governor", sc.host.sched.idle_governor);
+  r.emplace_back("host.max_cstate", std::string(cstate_name(sc.host.sched.max_cstate)));
+  r.emplace_back("host.io_latency", format_duration(sc.host.io_latency));
+  r.emplace_back("host.sched.wakeup_granularity", format_duration(sc.host.sched.wakeup_granularity));
+  r.emplace_back("host.sched.min_granularity", format_duration(sc.host.sched.min_granularity));
+  r.emplace_back("host.sched.latency", format_duration(sc.host.sched.latency));
+  r.emplace_back("host.mitigations.l1d_flush", sc.host.l1d_flush);
+  r.emplace_back("host.mitigations.mds_clear", sc.host.mds_clear);
   r.emplace_back("host.kvm.halt_poll_ns", kp.halt_poll_ns);
   r.emplace_back("host.kvm.halt_poll_ns_grow", std::int64_t{kp.halt_poll_ns_grow});
   r.emplace_back("host.kvm.halt_poll_ns_grow_start", kp.halt_poll_ns_grow_start);

@@ -1,5 +1,6 @@
 #include "sim/simulation.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <simgrid/s4u.hpp>
@@ -200,20 +201,29 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
       target->inject_device_irq(timer_probe_token(2, 2 * NSEC_PER_MSEC), now());
     });
   }
-  // Time runs to the end even when every vCPU sleeps with no timer armed.
-  sim_ns horizon = sc.run.duration;
-  spawn_actor("horizon", machine->threads.front()->host(), [horizon] { sleep_until(horizon); });
-
-  Metrics at_warmup;
-  if (sc.run.warmup > 0) engine.run_until(to_seconds(sc.run.warmup));
-  collect(at_warmup, now(), *machine, vm, kernel, sc.workload);
-  kernel.wake_latency.clear();
-  if (!simulation_failed()) engine.run_until(to_seconds(sc.run.duration));
-  sim_ns end = now();
-  Metrics at_end;
-  collect(at_end, end, *machine, vm, kernel, sc.workload);
+  // The horizon actor keeps time running to the end even when every vCPU sleeps with no
+  // timer armed, takes the two snapshots from inside the simulation (at the warm-up and
+  // the end, to the nanosecond) and then stops every actor. (Engine::run_until() can
+  // overshoot its date by a rounding error and then refuse to continue.)
+  Metrics at_warmup, at_end;
+  sim_ns end = -1;
+  Doorbell horizon_bell("horizon");
+  spawn_actor("horizon", machine->threads.front()->host(), [&] {
+    while (now() < sc.run.warmup) wait_event(horizon_bell, sc.run.warmup);
+    collect(at_warmup, now(), *machine, vm, kernel, sc.workload);
+    kernel.wake_latency.clear();
+    while (now() < sc.run.duration) wait_event(horizon_bell, sc.run.duration);
+    end = now();
+    collect(at_end, end, *machine, vm, kernel, sc.workload);
+    request_stop();
+  });
+  engine.run();
+  if (end < 0) {  // stopped by a failure before the end
+    end = now();
+    collect(at_end, end, *machine, vm, kernel, sc.workload);
+  }
   res.metrics = at_end.since(at_warmup);
-  res.measured_ns = end - sc.run.warmup;
+  res.measured_ns = end - std::min(sc.run.warmup, end);
   res.wake_latency_ns.assign(kernel.wake_latency.begin(), kernel.wake_latency.end());
   const SgEventCounts& ev = sg_event_counts();
   res.sg_events = ev.waits + ev.works + ev.rings;
@@ -227,12 +237,6 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   } else if (end != sc.run.duration) {
     res.failed = true;
     res.error = "simulation stopped at " + format_duration(end) + " before its end " + format_duration(sc.run.duration);
-  }
-  stop_all_actors(machine->threads.front()->host());
-  engine.run();
-  if (deadlock_detected() && !res.failed) {
-    res.failed = true;
-    res.error = "SimGrid detected a deadlock while stopping: an actor waits on something the stop cannot wake";
   }
   set_event_sink(nullptr);
   res.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

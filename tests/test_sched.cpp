@@ -101,7 +101,7 @@ TEST_CASE("an idle CPU with a stopped tick is balanced by a nohz kick from the b
 }
 
 TEST_CASE("block I/O: the task sleeps until the device interrupt completes its request") {
-  RunResult r = run_with(kIdle, {}, [](GuestKernel& k) {
+  RunResult r = run_with(kIdle, {"host.max_cstate=C1"}, [](GuestKernel& k) {
     k.add_task("io", {{PhaseKind::Run, 20000, -1}, {PhaseKind::Io, 0, -1}}, 0, 1);
   });
   double req = r.metrics.get("sched.io_requests");

@@ -6,7 +6,7 @@
 
 using namespace vtick;
 
-static const char* kStates[] = {"guest", "exit", "halt_poll", "blocked", "wakeup"};
+static const char* kStates[] = {"guest", "exit", "halt_poll", "blocked", "runnable"};
 static const char* kActs[] = {"idle", "guest", "host_kernel", "halt_poll", "guest_poll", "host_thread"};
 static const char* kGuest[] = {"user", "system", "irq", "idle_loop", "halted"};
 

@@ -1,0 +1,185 @@
+// The host's kernel/sched/fair.c (CFS: vruntime, wake-up preemption, slices) on the VM's
+// hardware threads, and its idle governor (drivers/cpuidle/governors/menu.c in spirit:
+// the deepest state whose target residency fits before the next timer event).
+#include "host/host_sched.hpp"
+
+#include <algorithm>
+
+#include "core/trace.hpp"
+#include "platform/sg_platform.hpp"
+
+namespace vtick {
+
+HostScheduler::HostScheduler(Machine& m, HostSchedParams p) : p_(std::move(p)), costs_(m.costs) {
+  for (auto& hw : m.threads) cpus_.push_back(std::make_unique<HostCpu>(*hw));
+}
+
+void HostScheduler::add_running(HostThread& t, int hw) {
+  HostCpu& c = cpu(hw);
+  t.cpu = &c;
+  t.state = HostThread::State::Running;
+  t.exec_start = now();
+  c.curr = &t;
+  c.slice_start = now();
+  threads_.push_back(&t);
+}
+
+void HostScheduler::add_sleeping(HostThread& t, int hw) {
+  t.cpu = &cpu(hw);
+  t.state = HostThread::State::Sleeping;
+  threads_.push_back(&t);
+}
+
+// select_task_rq_fair() on the host: the previous CPU if idle, else an idle allowed
+// one, else the previous one.
+int HostScheduler::select_cpu(const HostThread& t) const {
+  int prev = t.cpu->hw.id();
+  if (t.cpu->idle() && ((t.allowed >> prev) & 1)) return prev;
+  for (int i = 0; i < nr_cpus(); ++i)
+    if (((t.allowed >> i) & 1) && cpus_[static_cast<size_t>(i)]->idle()) return i;
+  if ((t.allowed >> prev) & 1) return prev;
+  for (int i = 0; i < nr_cpus(); ++i)
+    if ((t.allowed >> i) & 1) return i;
+  return prev;
+}
+
+sim_ns HostScheduler::next_timer_on(const HostCpu& c) const {
+  sim_ns next = KTIME_MAX;
+  for (const HostThread* t : threads_)
+    if (t->state == HostThread::State::Sleeping && t->cpu == &c) next = std::min(next, t->next_timer);
+  return next;
+}
+
+// The idle loop picks a state. menu: the deepest state whose target residency fits
+// before the next timer event on this CPU (for a blocked vCPU: the guest's armed timer,
+// now a host hrtimer). promote: ask for the deepest allowed; reached by idle time.
+void HostScheduler::go_idle(HostCpu& c) {
+  sim_ns t = now();
+  c.idle_since = t;
+  ++c.stats.idle_entries;
+  int max = static_cast<int>(p_.max_cstate);
+  HostCState want = HostCState::C1;
+  if (p_.idle_governor == "menu") {
+    sim_ns next = next_timer_on(c);
+    sim_ns predicted = next == KTIME_MAX ? KTIME_MAX : next - t;
+    for (int s = max; s >= 0; --s)
+      if (costs_.cstate_residency_ns[s] <= predicted) { want = static_cast<HostCState>(s); break; }
+    ++c.stats.menu_choices[static_cast<int>(want)];
+  } else {
+    want = p_.max_cstate;
+  }
+  c.requested = want;
+  c.hw.set_cstate(want, t);
+  c.hw.set_activity(HwActivity::Idle, t);
+  emit(t, -1 - c.hw.id(), "host_idle", static_cast<int>(want));  // host CPUs are -1, -2, ...
+}
+
+// The state the hardware thread is really in when woken: promotion by idle time, and a
+// core with a busy SMT sibling stays out of core C-states (C1 at most).
+HostCState HostScheduler::state_reached(HostCpu& c, sim_ns t) const {
+  int s = static_cast<int>(c.requested);
+  if (p_.idle_governor != "menu")
+    while (s > 0 && t - c.idle_since < costs_.cstate_residency_ns[s]) --s;
+  if (HwThread* sib = c.hw.sibling()) {
+    int cap = sib->activity() == HwActivity::Idle ? static_cast<int>(sib->cstate()) : 0;
+    s = std::min(s, std::max(cap, 0));
+  }
+  return static_cast<HostCState>(s);
+}
+
+void HostScheduler::pick_next(HostCpu& c) {
+  if (c.rq.empty()) {
+    c.curr = nullptr;
+    go_idle(c);
+    return;
+  }
+  auto best = c.rq.begin();
+  for (auto it = c.rq.begin(); it != c.rq.end(); ++it)
+    if ((*it)->vruntime < (*best)->vruntime) best = it;
+  HostThread* next = *best;
+  c.rq.erase(best);
+  c.curr = next;
+  c.slice_start = now();
+  next->state = HostThread::State::Running;
+  next->exec_start = now();
+  ++c.stats.switches;
+  next->bell->ring();
+}
+
+void HostScheduler::wake(HostThread& t) {
+  if (t.state != HostThread::State::Sleeping) return;
+  ++t.wakeups;
+  t.next_timer = KTIME_MAX;
+  HostCpu& c = cpu(select_cpu(t));
+  t.cpu = &c;
+  sim_ns n = now();
+  // place_entity(): a sleeper gets at most half a latency period of credit
+  t.vruntime = std::max(t.vruntime, c.min_vruntime - p_.latency / 2);
+  if (c.idle()) {
+    HostCState s = state_reached(c, n);
+    t.exit_latency = costs_.cstate_exit_ns[static_cast<int>(s)];
+    ++c.stats.wakeups_from[static_cast<int>(s)];
+    c.curr = &t;
+    c.slice_start = n;
+    t.state = HostThread::State::Running;
+    t.exec_start = n;
+    t.bell->ring();
+    return;
+  }
+  t.state = HostThread::State::Runnable;
+  t.exit_latency = 0;
+  c.rq.push_back(&t);
+  // check_preempt_wakeup(): the woken thread is far enough behind
+  HostThread* cur = c.curr;
+  sim_ns cur_vr = cur->vruntime + (n - cur->exec_start);
+  if (cur_vr - t.vruntime > p_.wakeup_granularity && !cur->preempt_pending) {
+    cur->preempt_pending = true;
+    ++cur->preemptions;
+    ++c.stats.preemptions;
+    cur->bell->ring();
+  }
+}
+
+sim_ns HostScheduler::wait_until_running(HostThread& t) {
+  sim_ns t0 = now();
+  while (!(t.cpu->curr == &t && t.state == HostThread::State::Running)) wait_event(*t.bell, KTIME_MAX);
+  if (t.exit_latency > 0) {
+    sleep_until(now() + t.exit_latency);  // the hardware thread leaves its C-state
+    t.exit_latency = 0;
+  }
+  sim_ns waited = now() - t0;
+  t.run_delay += waited;
+  t.exec_start = now();
+  return waited;
+}
+
+void HostScheduler::schedule_out(HostThread& t, bool still_runnable) {
+  HostCpu& c = *t.cpu;
+  sim_ns n = now();
+  t.vruntime += n - t.exec_start;
+  c.min_vruntime = std::max(c.min_vruntime, t.vruntime - p_.latency);
+  t.preempt_pending = false;
+  if (still_runnable) {
+    t.state = HostThread::State::Runnable;
+    c.rq.push_back(&t);
+  } else {
+    t.state = HostThread::State::Sleeping;
+  }
+  c.curr = nullptr;
+  pick_next(c);
+}
+
+bool HostScheduler::must_yield(const HostThread& t) const {
+  return t.preempt_pending || now() >= slice_end(t);
+}
+
+// check_preempt_tick(): with others waiting, the running thread gets its share of the
+// latency period, at least min_granularity.
+sim_ns HostScheduler::slice_end(const HostThread& t) const {
+  const HostCpu& c = *t.cpu;
+  if (c.rq.empty() || c.curr != &t) return KTIME_MAX;
+  sim_ns slice = std::max(p_.min_granularity, p_.latency / c.nr_running());
+  return c.slice_start + slice;
+}
+
+}  // namespace vtick

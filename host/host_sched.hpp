@@ -1,0 +1,104 @@
+// The host's kernel/sched on the VM's hardware threads (vCPU threads and host threads),
+// and the host idle governor (drivers/cpuidle menu / hardware promotion) for idle ones.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/sg.hpp"
+#include "core/time.hpp"
+#include "platform/arch.hpp"
+#include "platform/hw_thread.hpp"
+
+namespace vtick {
+
+struct Machine;
+class HostCpu;
+
+struct HostSchedParams {
+  sim_ns wakeup_granularity = 4000000;  // sysctl_sched_wakeup_granularity: 1 ms x (1 + ilog2(8)) on a >= 8-CPU host
+  sim_ns min_granularity = 3000000;     // sysctl_sched_min_granularity: 0.75 ms x 4
+  sim_ns latency = 24000000;            // sysctl_sched_latency: 6 ms x 4
+  sim_ns switch_ns = 1000;              // context switch between host threads [EST]
+  std::string idle_governor = "menu";   // menu: from the next timer event | promote: by idle time
+  HostCState max_cstate = HostCState::C6;  // intel_idle.max_cstate / processor.max_cstate
+};
+
+// A schedulable host thread (task_struct): a vCPU thread or a host thread.
+struct HostThread {
+  std::string name;
+  Doorbell* bell = nullptr;      // its actor's notification line
+  HostCpu* cpu = nullptr;        // where it is queued, runs, or last ran
+  std::uint64_t allowed = ~0ULL; // hardware threads it may run on
+  enum class State { Running, Runnable, Sleeping } state = State::Sleeping;
+  sim_ns vruntime = 0;
+  sim_ns exec_start = 0;
+  sim_ns run_delay = 0;          // schedstat run_delay: runnable, not running
+  sim_ns exit_latency = 0;       // C-state exit still to wait when picked on an idle CPU
+  bool preempt_pending = false;
+  sim_ns next_timer = KTIME_MAX; // its armed timer while it sleeps (the idle governor's input)
+  std::uint64_t preemptions = 0;
+  std::uint64_t wakeups = 0;
+};
+
+struct HostCpuStats {
+  std::uint64_t idle_entries = 0;
+  std::uint64_t wakeups_from[kNumCStates] = {0, 0, 0};  // wake-ups by the state left
+  std::uint64_t switches = 0;
+  std::uint64_t preemptions = 0;
+  std::uint64_t menu_choices[kNumCStates] = {0, 0, 0};
+};
+
+class HostCpu {
+ public:
+  explicit HostCpu(HwThread& hw) : hw(hw) {}
+  HwThread& hw;
+  HostThread* curr = nullptr;
+  std::vector<HostThread*> rq;     // runnable, not running
+  sim_ns min_vruntime = 0;
+  sim_ns slice_start = 0;
+  sim_ns idle_since = 0;
+  HostCState requested = HostCState::C1;  // the idle governor's choice
+  HostCpuStats stats;
+  bool idle() const { return curr == nullptr; }
+  int nr_running() const { return static_cast<int>(rq.size()) + (curr ? 1 : 0); }
+};
+
+class HostScheduler {
+ public:
+  HostScheduler(Machine& m, HostSchedParams p);
+  HostCpu& cpu(int hw) { return *cpus_[static_cast<size_t>(hw)]; }
+  int nr_cpus() const { return static_cast<int>(cpus_.size()); }
+  const HostSchedParams& params() const { return p_; }
+
+  // The thread starts running on `hw` (a vCPU thread at KVM_RUN) or asleep.
+  void add_running(HostThread& t, int hw);
+  void add_sleeping(HostThread& t, int hw);
+
+  // try_to_wake_up() of a sleeping thread, from any actor: place it, maybe preempt.
+  void wake(HostThread& t);
+  // Called by t's own actor: block until t runs; returns the time it waited.
+  sim_ns wait_until_running(HostThread& t);
+  // t (running) gives its CPU up: to sleep, or preempted / yielding (still runnable).
+  void schedule_out(HostThread& t, bool still_runnable);
+  // For the running thread's actor: must it give the CPU up now?
+  bool must_yield(const HostThread& t) const;
+  // When the running thread's slice ends if others wait (KTIME_MAX if none).
+  sim_ns slice_end(const HostThread& t) const;
+  bool single_task_running(const HostThread& t) const { return t.cpu->rq.empty(); }
+
+ private:
+  int select_cpu(const HostThread& t) const;
+  void pick_next(HostCpu& c);
+  void go_idle(HostCpu& c);
+  HostCState state_reached(HostCpu& c, sim_ns now) const;
+  sim_ns next_timer_on(const HostCpu& c) const;
+
+  HostSchedParams p_;
+  const ArchCosts& costs_;
+  std::vector<std::unique_ptr<HostCpu>> cpus_;
+  std::vector<HostThread*> threads_;
+};
+
+}  // namespace vtick
