@@ -14,6 +14,11 @@ class Kvm {
  public:
   Kvm(Machine& m, HostParams p) : machine_(m), params_(p), sched_(m, p.sched) {}
   HostScheduler& sched() { return sched_; }
+  // The VMM's I/O thread and the noise threads, as configured; started with start().
+  void create_host_threads(std::uint64_t seed);
+  void start_host_threads();
+  IoThread* iothread() { return io_.get(); }
+  const std::vector<std::unique_ptr<NoiseThread>>& noise() const { return noise_; }
   const HostScheduler& sched() const { return sched_; }
   // virtio-blk notify: the request is completed after the host's I/O latency.
   void io_submit(KvmVcpu& from, std::uint64_t request, sim_ns at);
@@ -29,6 +34,8 @@ class Kvm {
   HostParams params_;
   HostScheduler sched_;
   std::vector<std::unique_ptr<KvmVcpu>> vcpus_;
+  std::unique_ptr<IoThread> io_;
+  std::vector<std::unique_ptr<NoiseThread>> noise_;
 };
 
 }  // namespace vtick

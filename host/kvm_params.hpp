@@ -5,6 +5,7 @@
 
 #include "core/time.hpp"
 #include "host/host_sched.hpp"
+#include "host/host_threads.hpp"
 #include "platform/arch.hpp"
 
 namespace vtick {
@@ -21,6 +22,9 @@ struct KvmParams {
 struct HostParams {
   KvmParams kvm;
   HostSchedParams sched;
+  std::string pinning = "dedicated";       // dedicated: vCPU k on its own hardware thread; shared: any of the VM's
+  NoiseParams noise;
+  IoThreadParams iothread;
   sim_ns io_latency = 100000;              // block request service time of the host [EST]
   std::string l1d_flush = "never";         // kvm-intel.vmentry_l1d_flush: never | cond | always
   bool mds_clear = false;                  // MDS buffer clearing (VERW) on every VM entry

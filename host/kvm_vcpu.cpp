@@ -34,7 +34,8 @@ void KvmVcpu::set_guest(GuestIrqSink* idt, std::function<void()> guest_main) {
 void KvmVcpu::start() {
   thread_.name = "vcpu" + std::to_string(id_);
   thread_.bell = &bell_;
-  thread_.allowed = 1ULL << hw_.id();
+  int n = vm_.sched().nr_cpus();
+  thread_.allowed = vm_.params().pinning == "shared" ? (n >= 64 ? ~0ULL : (1ULL << n) - 1) : 1ULL << hw_.id();
   vm_.sched().add_running(thread_, hw_.id());
   spawn_actor("vcpu" + std::to_string(id_), hw_.host(), [this] { thread_main(); });
 }
@@ -42,7 +43,7 @@ void KvmVcpu::start() {
 // The vCPU thread: KVM_RUN enters guest mode and the guest kernel boots.
 void KvmVcpu::thread_main() {
   time_.start(VcpuState::Guest, now());
-  hw_.set_activity(HwActivity::Guest, now());
+  cur_hw().set_activity(HwActivity::Guest, now());
   guest_main_();
 }
 
@@ -54,9 +55,9 @@ void KvmVcpu::set_state(VcpuState s) {
   sim_ns t = now();
   time_.enter(s, t);
   switch (s) {
-    case VcpuState::Guest: hw_.set_activity(HwActivity::Guest, t); break;
-    case VcpuState::Exit: hw_.set_activity(HwActivity::HostKernel, t); break;
-    case VcpuState::HaltPoll: hw_.set_activity(HwActivity::HaltPoll, t); break;
+    case VcpuState::Guest: cur_hw().set_activity(HwActivity::Guest, t); break;
+    case VcpuState::Exit: cur_hw().set_activity(HwActivity::HostKernel, t); break;
+    case VcpuState::HaltPoll: cur_hw().set_activity(HwActivity::HaltPoll, t); break;
     default: break;
   }
 }
@@ -111,7 +112,7 @@ void KvmVcpu::preempt_exit() {
   enter_guest(vm_.costs().vmexit_ns + vm_.costs().host_irq_ns);
 }
 
-void KvmVcpu::host_work(sim_ns ns) { execute(hw_.host(), ns); }
+void KvmVcpu::host_work(sim_ns ns) { execute(cur_hw().host(), ns); }
 
 sim_ns KvmVcpu::next_event_time() const {
   sim_ns t = (timer_enabled_ && timer_deadline_) ? timer_deadline_ : KTIME_MAX;
@@ -176,12 +177,20 @@ sim_ns KvmVcpu::run(sim_ns work) {
     return work;
   }
   if (work <= 0) return 0;
-  simgrid::s4u::ExecPtr ex = start_work(hw_.host(), work);
+  HwThread* on = &cur_hw();
+  simgrid::s4u::ExecPtr ex = start_work(on->host(), work);
   for (;;) {
     wait_event(bell_, ex, next_event_time());
     bool done = work_done(ex);
     if (!done) work_suspend(ex);
     process_events(true);
+    if (!done && &cur_hw() != on) {  // rescheduled onto another hardware thread
+      sim_ns left = work_remaining(ex);
+      work_cancel(ex);
+      on = &cur_hw();
+      ex = start_work(on->host(), left);
+      work_suspend(ex);
+    }
     if (done) {
       if (if_ && irr_) deliver();
       return 0;
@@ -254,9 +263,9 @@ void KvmVcpu::poll_wait(sim_ns until) {
     deliver();
     return;
   }
-  hw_.set_activity(HwActivity::GuestPoll, now());
+  cur_hw().set_activity(HwActivity::GuestPoll, now());
   wait_event(bell_, std::min(until, next_event_time()));
-  hw_.set_activity(HwActivity::Guest, now());
+  cur_hw().set_activity(HwActivity::Guest, now());
   process_events(true);
   if (irr_) deliver();
 }
@@ -267,7 +276,7 @@ void KvmVcpu::timer_write_deadline(sim_ns deadline) {
   if (c.timer_write_exits) {
     exit_to_host(c.timer_write_ns, st_.exits.msr_tsc_deadline);  // fastpath
   } else {
-    execute(hw_.host(), c.guest_timer_write_ns);  // CNTV_CVAL_EL0: no trap
+    execute(cur_hw().host(), c.guest_timer_write_ns);  // CNTV_CVAL_EL0: no trap
     process_events(true);
   }
 }
@@ -278,7 +287,7 @@ void KvmVcpu::timer_write_control(bool enabled) {
   if (c.timer_write_exits) {
     exit_to_host(c.timer_ctl_ns, st_.exits.apic_lvtt);
   } else {
-    execute(hw_.host(), c.guest_timer_write_ns);  // CNTV_CTL_EL0: no trap
+    execute(cur_hw().host(), c.guest_timer_write_ns);  // CNTV_CTL_EL0: no trap
     process_events(true);
   }
 }

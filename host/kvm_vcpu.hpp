@@ -94,7 +94,8 @@ class KvmVcpu final : public VirtualCpu {
 
   int id() const { return id_; }
   const HostThread& host_thread() const { return thread_; }
-  HwThread& hw_thread() { return hw_; }
+  HwThread& hw_thread() { return cur_hw(); }
+  HwThread& cur_hw() { return thread_.cpu ? thread_.cpu->hw : hw_; }  // where it runs or last ran
   const VcpuStats& stats() const { return st_; }
   sim_ns halt_poll_ns() const { return halt_poll_ns_; }
   std::array<sim_ns, static_cast<size_t>(VcpuState::Count)> time_in_state(sim_ns now) const { return time_.totals(now); }
@@ -120,7 +121,7 @@ class KvmVcpu final : public VirtualCpu {
 
   Kvm& vm_;
   int id_;
-  HwThread& hw_;
+  HwThread& hw_;                     // its first hardware thread (KVM_RUN)
   Doorbell bell_;
   GuestIrqSink* idt_ = nullptr;
   std::function<void()> guest_main_;

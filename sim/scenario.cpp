@@ -34,7 +34,7 @@ struct Raw {
   std::string where;  // "file:line:col" or "--set"
 };
 
-const char* kSections[] = {"platform",    "host",         "host.kvm",   "host.costs", "host.sched", "host.mitigations",
+const char* kSections[] = {"platform",    "host",         "host.kvm",   "host.costs", "host.sched", "host.mitigations", "host.noise",
                            "guest",       "guest.costs",  "guest.nohz", "guest.sched", "guest.timers", "workload", "run"};
 
 std::vector<std::string> policy_names() {
@@ -55,6 +55,13 @@ const std::vector<Spec>& specs() {
         {"host.idle_governor", VType::Str, 1, 0, {"menu", "promote"}, "host idle state choice: from the next timer event, or by idle time"},
         {"host.max_cstate", VType::Str, 1, 0, {"C1", "C1E", "C6"}, "deepest host C-state (intel_idle.max_cstate)"},
         {"host.io_latency", VType::Duration, 0, 100 * 1e6, {}, "block request service time of the host device"},
+        {"host.pinning", VType::Str, 1, 0, {"dedicated", "shared"}, "vCPU threads: one hardware thread each, or any of the VM's"},
+        {"host.iothread", VType::Bool, 1, 0, {}, "a VMM I/O thread submits and completes block requests"},
+        {"host.iothread_cpus", VType::Str, 1, 0, {}, "hardware threads (cpulist) the I/O thread may use; empty: all the VM's"},
+        {"host.noise.threads", VType::Int, 0, 64, {}, "host noise threads competing for the VM's hardware threads"},
+        {"host.noise.hz", VType::Float, 0, 1e6, {}, "wake-ups per second of each noise thread"},
+        {"host.noise.work", VType::Duration, 1, 1e9, {}, "CPU work per noise wake-up"},
+        {"host.noise.cpus", VType::Str, 1, 0, {}, "hardware threads (cpulist) noise may use; empty: all the VM's"},
         {"host.sched.wakeup_granularity", VType::Duration, 0, 100 * 1e6, {}, "host sysctl_sched_wakeup_granularity"},
         {"host.sched.min_granularity", VType::Duration, 1, 100 * 1e6, {}, "host sysctl_sched_min_granularity"},
         {"host.sched.latency", VType::Duration, 1, 1e9, {}, "host sysctl_sched_latency"},
@@ -361,6 +368,21 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   sc.host.sched.min_granularity = v.i("host.sched.min_granularity", 3000000);
   sc.host.sched.latency = v.i("host.sched.latency", 24000000);
   sc.host.io_latency = v.i("host.io_latency", 100000);
+  sc.host.pinning = v.s("host.pinning", "dedicated");
+  int hw_threads = sc.shape.cores * sc.shape.threads_per_core;
+  auto hw_list = [&](const std::string& key) {
+    std::string text = v.s(key, "");
+    std::uint64_t mask = ~0ULL;
+    if (!text.empty() && !parse_cpulist(text, hw_threads, mask))
+      fail(v.where(key), key + " = \"" + text + "\": a cpulist of hardware threads 0 .. " + std::to_string(hw_threads - 1));
+    return mask;
+  };
+  sc.host.iothread.enabled = v.b("host.iothread", false);
+  sc.host.iothread.cpus = hw_list("host.iothread_cpus");
+  sc.host.noise.threads = static_cast<int>(v.i("host.noise.threads", 0));
+  sc.host.noise.hz = v.f("host.noise.hz", 100);
+  sc.host.noise.work = v.i("host.noise.work", 20000);
+  sc.host.noise.cpus = hw_list("host.noise.cpus");
   // upstream defaults: Skylake-SP is L1TF- and MDS-affected (l1tf=flush -> cond, mds=full)
   bool affected = sc.shape.arch == "skylake-sp";
   sc.host.l1d_flush = v.s("host.mitigations.l1d_flush", affected ? "cond" : "never");
@@ -485,6 +507,13 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   r.emplace_back("host.idle_governor", sc.host.sched.idle_governor);
   r.emplace_back("host.max_cstate", std::string(cstate_name(sc.host.sched.max_cstate)));
   r.emplace_back("host.io_latency", format_duration(sc.host.io_latency));
+  r.emplace_back("host.pinning", sc.host.pinning);
+  r.emplace_back("host.iothread", sc.host.iothread.enabled);
+  r.emplace_back("host.iothread_cpus", v.s("host.iothread_cpus", ""));
+  r.emplace_back("host.noise.threads", std::int64_t{sc.host.noise.threads});
+  r.emplace_back("host.noise.hz", sc.host.noise.hz);
+  r.emplace_back("host.noise.work", format_duration(sc.host.noise.work));
+  r.emplace_back("host.noise.cpus", v.s("host.noise.cpus", ""));
   r.emplace_back("host.sched.wakeup_granularity", format_duration(sc.host.sched.wakeup_granularity));
   r.emplace_back("host.sched.min_granularity", format_duration(sc.host.sched.min_granularity));
   r.emplace_back("host.sched.latency", format_duration(sc.host.sched.latency));

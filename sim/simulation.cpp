@@ -75,6 +75,12 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
     auto vt = v.time_in_state(t);
     for (size_t j = 0; j < vt.size(); ++j) m.counter(p + "host_time." + vcpu_state_name(static_cast<VcpuState>(j)) + "_ns", vt[j]);
     m.counter(p + "steal_ns", v.steal_clock());
+    m.counter(p + "host.run_delay_ns", v.host_thread().run_delay);
+    m.counter(p + "host.preemptions", v.host_thread().preemptions);
+    m.counter(p + "exits.external_interrupt", s.exits.external_interrupt);
+    m.counter(p + "host.entries", s.entries);
+    m.counter(p + "host.l1d_flushes", s.l1d_flushes);
+    m.counter(p + "host.verw_clears", s.verw_clears);
     // guest side
     GuestCpu& c = k.cpu(i);
     const TickSchedStats& ts = c.tick().stats();
@@ -140,6 +146,27 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
     auto cs = hw->idle_by_cstate(t);
     for (int j = 0; j < kNumCStates; ++j) m.counter(p + "idle." + lower(cstate_name(static_cast<HostCState>(j))) + "_ns", cs[j]);
     if (hw->sibling()) m.counter(p + "smt_co_busy_ns", hw->co_busy_ns(t));
+    const HostCpuStats& hs = vm.sched().cpu(hw->id()).stats;
+    m.counter(p + "sched.switches", hs.switches);
+    m.counter(p + "sched.preemptions", hs.preemptions);
+    for (int j = 0; j < kNumCStates; ++j) {
+      std::string cs = cstate_name(static_cast<HostCState>(j));
+      m.counter(p + "wakeups_from." + cs, hs.wakeups_from[j]);
+      m.counter(p + "menu_choices." + cs, hs.menu_choices[j]);
+    }
+  }
+  if (IoThread* io = vm.iothread()) {
+    HostThreadStats st = io->stats();
+    m.counter("host.iothread.wakeups", st.wakeups);
+    m.counter("host.iothread.run_ns", st.run_ns);
+    m.counter("host.iothread.run_delay_ns", st.run_delay_ns);
+  }
+  for (std::size_t i = 0; i < vm.noise().size(); ++i) {
+    HostThreadStats st = vm.noise()[i]->stats();
+    std::string p = "host.noise" + std::to_string(i) + ".";
+    m.counter(p + "wakeups", st.wakeups);
+    m.counter(p + "run_ns", st.run_ns);
+    m.counter(p + "run_delay_ns", st.run_delay_ns);
   }
 }
 
@@ -170,6 +197,8 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   if (hooks.guest_setup) hooks.guest_setup(kernel);
   for (auto& hw : machine->threads) hw->start(0);
   for (int i = 0; i < sc.vcpus; ++i) vm.vcpu(i).start();
+  vm.create_host_threads(sc.run.seed);
+  vm.start_host_threads();
   if (hooks.host_setup) hooks.host_setup(*machine);
   if (hooks.vm_setup) hooks.vm_setup(vm, kernel);
   if (!sc.guest.hotplug.empty()) {

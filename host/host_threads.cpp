@@ -1,0 +1,102 @@
+#include "host/host_threads.hpp"
+
+#include <algorithm>
+#include <simgrid/s4u/Exec.hpp>
+
+#include "host/kvm.hpp"
+
+namespace vtick {
+
+HostWorker::HostWorker(std::string name, HostScheduler& s, std::uint64_t cpus, int home)
+    : s_(s), bell_(name + ".bell") {
+  t_.name = std::move(name);
+  t_.bell = &bell_;
+  t_.allowed = cpus;
+  s_.add_sleeping(t_, home);
+}
+
+HostThreadStats HostWorker::stats() const { return {t_.wakeups, t_.preemptions, run_ns_, t_.run_delay}; }
+
+// Wake, wait for a CPU, run the work (preemptible), go back to sleep.
+void HostWorker::run_on_cpu(sim_ns work) {
+  s_.wake(t_);
+  s_.wait_until_running(t_);
+  HwThread* hw = &t_.cpu->hw;
+  hw->set_activity(HwActivity::HostThread, now());
+  simgrid::s4u::ExecPtr ex = start_work(hw->host(), work);
+  sim_ns started = now();
+  for (;;) {
+    wait_event(bell_, ex, s_.slice_end(t_));
+    if (work_done(ex)) break;
+    if (!s_.must_yield(t_)) continue;
+    work_suspend(ex);
+    run_ns_ += now() - started;
+    s_.schedule_out(t_, true);
+    s_.wait_until_running(t_);
+    if (&t_.cpu->hw != hw) {  // moved to another hardware thread: continue there
+      sim_ns left = work_remaining(ex);
+      work_cancel(ex);
+      hw = &t_.cpu->hw;
+      ex = start_work(hw->host(), left);
+    } else {
+      work_resume(ex);
+    }
+    hw->set_activity(HwActivity::HostThread, now());
+    started = now();
+  }
+  run_ns_ += now() - started;
+  s_.schedule_out(t_, false);
+}
+
+IoThread::IoThread(Kvm& vm, const IoThreadParams& p, sim_ns device_latency, int home)
+    : HostWorker("iothread", vm.sched(), p.cpus, home), vm_(vm), p_(p), latency_(device_latency) {}
+
+void IoThread::submit(KvmVcpu& from, std::uint64_t request, sim_ns at) {
+  items_.push_back({at, false, &from, request});
+  bell_.ring();
+}
+
+void IoThread::start() {
+  spawn_actor("iothread", t_.cpu->hw.host(), [this] { main(); });
+}
+
+// Each request: the thread picks it up and submits it (submit_ns), the device takes the
+// host I/O latency, the completion wakes the thread again, which completes it
+// (complete_ns) and signals the irqfd: a posted interrupt to the vCPU.
+void IoThread::main() {
+  for (;;) {
+    auto next = std::min_element(items_.begin(), items_.end(), [](const Item& a, const Item& b) { return a.ready < b.ready; });
+    if (next == items_.end() || next->ready > now()) {
+      t_.next_timer = next == items_.end() ? KTIME_MAX : next->ready;
+      wait_event(bell_, next == items_.end() ? KTIME_MAX : next->ready);
+      continue;
+    }
+    Item it = *next;
+    items_.erase(next);
+    if (!it.completion) {
+      run_on_cpu(p_.submit_ns);
+      items_.push_back({now() + latency_, true, it.vcpu, it.request});
+    } else {
+      run_on_cpu(p_.complete_ns);
+      it.vcpu->inject_device_irq(it.request, now() + vm_.costs().ipi_deliver_ns);
+    }
+  }
+}
+
+NoiseThread::NoiseThread(HostScheduler& s, const NoiseParams& p, int index, int home, std::uint64_t seed)
+    : HostWorker("noise" + std::to_string(index), s, p.cpus, home), p_(p), rng_(seed, "host/noise" + std::to_string(index)) {}
+
+void NoiseThread::start() {
+  spawn_actor(t_.name, t_.cpu->hw.host(), [this] { main(); });
+}
+
+void NoiseThread::main() {
+  for (;;) {
+    sim_ns wake = now() + rng_.exponential(static_cast<sim_ns>(1e9 / p_.hz));
+    t_.next_timer = wake;
+    while (now() < wake) wait_event(bell_, wake);
+    run_on_cpu(p_.work);
+  }
+}
+
+}  // namespace vtick
