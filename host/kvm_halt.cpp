@@ -77,6 +77,7 @@ bool KvmVcpu::kvm_vcpu_block(sim_ns& pending) {
   process_events(false);
   if (kvm_vcpu_check_block()) return false;
   ++st_.blocks;
+  if (timer_enabled_ && timer_deadline_ && vm_.costs().isa == Isa::X86_64) ++st_.hv_to_sw_timer;
   // the guest's armed timer is now a host hrtimer on this CPU: the idle governor sees it
   thread_.next_timer = (timer_enabled_ && timer_deadline_) ? timer_deadline_ : KTIME_MAX;
   hs.schedule_out(thread_, false);
@@ -106,13 +107,16 @@ sim_ns KvmVcpu::kvm_vcpu_halt() {
   sim_ns max = kvm_vcpu_max_halt_poll_ns(p);
   bool poll_allowed = poll_control_;  // !kvm_arch_no_poll()
   if (halt_poll_ns_ > max) halt_poll_ns_ = max;
-  bool do_poll = poll_allowed && halt_poll_ns_ > 0;
   sim_ns start = now();
   emit(start, id_, "kvm_vcpu_halt", halt_poll_ns_, poll_allowed);
+  // upstream: poll for vcpu->halt_poll_ns; the timer-aware host behaviours may change
+  // the window (host/timer_aware.cpp)
+  HaltPlan plan = plan_halt(vm_.params(), poll_allowed ? halt_poll_ns_ : 0, guest_timer_in(start), st_);
+  bool do_poll = plan.poll_ns > 0;
   sim_ns poll_end = start;
   bool woke_in_poll = false;
   if (do_poll) {
-    sim_ns stop = start + halt_poll_ns_;
+    sim_ns stop = start + plan.poll_ns;
     set_state(VcpuState::HaltPoll);
     for (;;) {
       if (kvm_vcpu_check_block()) { woke_in_poll = true; break; }
@@ -121,9 +125,18 @@ sim_ns KvmVcpu::kvm_vcpu_halt() {
       wait_for_wake(stop);
     }
     poll_end = now();
+    emit(poll_end, id_, "halt_poll_end", poll_end - start, woke_in_poll);
   }
   sim_ns pending = 0;
-  bool waited = woke_in_poll ? false : kvm_vcpu_block(pending);
+  bool waited = false;
+  if (!woke_in_poll) {
+    if (plan.keep_cpu) {  // idle reclaim keeps an imminent-timer vCPU spinning: never blocks
+      set_state(VcpuState::HaltPoll);
+      while (!kvm_vcpu_check_block()) wait_for_wake(KTIME_MAX);
+    } else {
+      waited = kvm_vcpu_block(pending);
+    }
+  }
   sim_ns cur = now();
   if (waited) st_.halt.halt_wait_ns += cur - poll_end;
   if (do_poll) update_halt_poll_stats(st_.halt, poll_end - start, !waited);

@@ -6,6 +6,7 @@
 #include "core/time.hpp"
 #include "host/host_sched.hpp"
 #include "host/host_threads.hpp"
+#include "host/timer_aware.hpp"
 #include "platform/arch.hpp"
 
 namespace vtick {
@@ -17,6 +18,17 @@ struct KvmParams {
   sim_ns halt_poll_ns_grow_start = 10000;
   unsigned halt_poll_ns_shrink = 2;
   sim_ns vm_max_halt_poll_ns = -1;       // KVM_CAP_HALT_POLL per-VM override; -1 = not set
+  // arch/x86/kvm
+  bool lapic_timer_advance = true;       // kvm.lapic_timer_advance (x86)
+  unsigned ple_gap = 128;                // kvm-intel.ple_gap: 0 disables pause-loop exiting
+  std::uint64_t ple_window = 4096;       // kvm-intel.ple_window (cycles)
+  unsigned ple_window_grow = 2;
+  unsigned ple_window_shrink = 0;        // 0: back to ple_window when the thread is scheduled in
+  std::uint64_t ple_window_max = 4294967295ULL;
+  bool hlt_passthrough = false;          // KVM_X86_DISABLE_EXITS_HLT
+  // arch/arm64/kvm
+  std::string wfi_trap_policy = "default";  // kvm-arm.wfi_trap_policy: default | trap | notrap
+  bool direct_injection = false;         // GICv4.1 vSGIs / GICv4 vLPIs injected without the host
 };
 
 struct HostParams {
@@ -26,6 +38,7 @@ struct HostParams {
   NoiseParams noise;
   IoThreadParams iothread;
   sim_ns io_latency = 100000;              // block request service time of the host [EST]
+  TimerAwareParams timer_aware;
   std::string l1d_flush = "never";         // kvm-intel.vmentry_l1d_flush: never | cond | always
   bool mds_clear = false;                  // MDS buffer clearing (VERW) on every VM entry
 };

@@ -32,6 +32,10 @@ void KvmVcpu::set_guest(GuestIrqSink* idt, std::function<void()> guest_main) {
 }
 
 void KvmVcpu::start() {
+  const KvmParams& kp = vm_.params().kvm;
+  bool x86 = vm_.costs().isa == Isa::X86_64;
+  timer_advance_ns_ = x86 && kp.lapic_timer_advance ? 1000 : 0;  // LAPIC_TIMER_ADVANCE_NS_INIT
+  ple_window_ = kp.ple_window;
   thread_.name = "vcpu" + std::to_string(id_);
   thread_.bell = &bell_;
   int n = vm_.sched().nr_cpus();
@@ -100,6 +104,27 @@ void KvmVcpu::enter_guest(sim_ns handling) {
     host_work(hs.params().switch_ns + entry_mitigation());
     process_events(false);
   }
+  if (scheduled_out_) {  // vmx_sched_in(): shrink_ple_window()
+    const KvmParams& kp = vm_.params().kvm;
+    ple_window_ = kp.ple_window_shrink ? std::max<std::uint64_t>(kp.ple_window, ple_window_ / kp.ple_window_shrink) : kp.ple_window;
+  }
+  if (expired_tscdeadline_) {
+    // __kvm_wait_lapic_expire(): adjust the advance by 1/8 of the error, then busy-wait
+    // to the deadline so the guest never sees its timer early
+    sim_ns delta = now() - expired_tscdeadline_;
+    double cycles = static_cast<double>(delta < 0 ? -delta : delta) * vm_.costs().ghz;
+    if (cycles >= 100 && cycles <= 10000) {
+      timer_advance_ns_ += delta / 8;
+      if (timer_advance_ns_ > 5000 || timer_advance_ns_ < 0) timer_advance_ns_ = 1000;  // LAPIC_TIMER_ADVANCE_NS_MAX
+    }
+    if (delta < 0) {
+      set_state(VcpuState::Exit);
+      ++st_.timer_advance_waits;
+      st_.timer_advance_wait_ns += -delta;
+      host_work(-delta);
+    }
+    expired_tscdeadline_ = 0;
+  }
   scheduled_out_ = false;
   ++st_.entries;
   set_state(VcpuState::Guest);
@@ -114,8 +139,10 @@ void KvmVcpu::preempt_exit() {
 
 void KvmVcpu::host_work(sim_ns ns) { execute(cur_hw().host(), ns); }
 
-sim_ns KvmVcpu::next_event_time() const {
-  sim_ns t = (timer_enabled_ && timer_deadline_) ? timer_deadline_ : KTIME_MAX;
+// In guest mode the hv (preemption) timer fires at the deadline; outside it, the sw
+// hrtimer is started timer_advance_ns early (start_sw_tscdeadline).
+sim_ns KvmVcpu::next_event_time(bool guest_mode) const {
+  sim_ns t = (timer_enabled_ && timer_deadline_) ? timer_deadline_ - (guest_mode ? 0 : timer_advance_ns_) : KTIME_MAX;
   for (const auto& f : inflight_) t = std::min(t, f.at);
   return std::min(t, vm_.sched().slice_end(thread_));
 }
@@ -130,13 +157,15 @@ bool KvmVcpu::process_events(bool in_guest) {
     if (inflight_[i].at <= t) {
       irr_ |= bit(inflight_[i].v);
       if (inflight_[i].v == IrqVector::Device) used_ring_.push_back(inflight_[i].io);
-      if (in_guest) ++st_.posted_irqs;  // posted interrupt: no exit on the target
+      if (in_guest) ++st_.posted_irqs;
       inflight_.erase(inflight_.begin() + static_cast<std::ptrdiff_t>(i));
     } else {
       ++i;
     }
   }
-  if (timer_enabled_ && timer_deadline_ && t >= timer_deadline_) {
+  sim_ns fire_at = timer_deadline_ - (in_guest ? 0 : timer_advance_ns_);
+  if (timer_enabled_ && timer_deadline_ && t >= fire_at) {
+    if (t < timer_deadline_) expired_tscdeadline_ = timer_deadline_;  // early by the advance
     timer_deadline_ = 0;  // TSC-deadline mode: the MSR reads 0 once the timer fired
     irr_ |= bit(IrqVector::LocalTimer);
     ++st_.timer_fired;
@@ -144,6 +173,13 @@ bool KvmVcpu::process_events(bool in_guest) {
       ++st_.exits.timer_expiry;
       enter_guest(vm_.costs().vmexit_ns + vm_.costs().timer_expiry_ns);
     }
+  }
+  // x86 posts interrupts to a running vCPU without an exit (APICv); arm64 without direct
+  // injection kicks it out to inject them (kvm_vcpu_kick -> IRQ exit).
+  std::uint32_t arrived = irr_ & ~before & ~bit(IrqVector::LocalTimer);
+  if (in_guest && arrived && vm_.costs().isa == Isa::Arm64 && !vm_.params().kvm.direct_injection) {
+    ++st_.exits.kick;
+    enter_guest(vm_.costs().vmexit_ns + vm_.costs().host_irq_ns);
   }
   if (in_guest && vm_.sched().must_yield(thread_)) preempt_exit();
   return irr_ != before;
@@ -180,7 +216,7 @@ sim_ns KvmVcpu::run(sim_ns work) {
   HwThread* on = &cur_hw();
   simgrid::s4u::ExecPtr ex = start_work(on->host(), work);
   for (;;) {
-    wait_event(bell_, ex, next_event_time());
+    wait_event(bell_, ex, next_event_time(true));
     bool done = work_done(ex);
     if (!done) work_suspend(ex);
     process_events(true);
@@ -211,8 +247,38 @@ void KvmVcpu::exit_to_host(sim_ns handling_ns, std::uint64_t& counter) {
 }
 
 // HLT (x86 kvm_emulate_halt -> vcpu_block) / WFI (arm64 kvm_handle_wfx -> kvm_vcpu_wfi).
+// The halt stays in guest mode: the hardware thread idles (C1 / WFI standby) with the
+// vCPU thread still on it; an interrupt wakes it after the C1 exit latency.
+void KvmVcpu::halt_in_guest() {
+  ++st_.halts_in_guest;
+  HwThread& hw = cur_hw();
+  while (!irr_) {
+    hw.set_cstate(HostCState::C1, now());
+    hw.set_activity(HwActivity::Idle, now());
+    wait_event(bell_, next_event_time(true));
+    sleep_until(now() + vm_.costs().cstate_exit_ns[static_cast<int>(HostCState::C1)]);
+    cur_hw().set_activity(HwActivity::Guest, now());
+    process_events(true);
+  }
+  deliver();
+}
+
+// kvm_arch_vcpu_load(): WFI traps unless the policy says notrap, or (default) the
+// hardware thread runs this task alone and interrupts are injected directly.
+bool KvmVcpu::wfi_traps() {
+  const KvmParams& kp = vm_.params().kvm;
+  if (kp.wfi_trap_policy == "trap") return true;
+  if (kp.wfi_trap_policy == "notrap") return false;
+  return !(vm_.sched().single_task_running(thread_) && kp.direct_injection);
+}
+
 void KvmVcpu::safe_halt() {
   if_ = true;  // sti; hlt
+  bool x86 = vm_.costs().isa == Isa::X86_64;
+  if (x86 ? vm_.params().kvm.hlt_passthrough : !wfi_traps()) {
+    halt_in_guest();
+    return;
+  }
   ++st_.exits.hlt;
   ++st_.halt_exits;
   set_state(VcpuState::Exit);
@@ -263,9 +329,19 @@ void KvmVcpu::poll_wait(sim_ns until) {
     deliver();
     return;
   }
+  // pause-loop exiting: spinning longer than the PLE window exits (handle_pause ->
+  // grow_ple_window, kvm_vcpu_on_spin); the window doubles up to ple_window_max
+  const KvmParams& kp = vm_.params().kvm;
+  bool ple = vm_.costs().isa == Isa::X86_64 && kp.ple_gap > 0 && !kp.hlt_passthrough;
+  sim_ns ple_at = ple ? now() + static_cast<sim_ns>(static_cast<double>(ple_window_) / vm_.costs().ghz) : KTIME_MAX;
   cur_hw().set_activity(HwActivity::GuestPoll, now());
-  wait_event(bell_, std::min(until, next_event_time()));
+  wait_event(bell_, std::min({until, next_event_time(true), ple_at}));
   cur_hw().set_activity(HwActivity::Guest, now());
+  if (now() >= ple_at && !irr_) {
+    ++st_.exits.pause;
+    ple_window_ = std::min<std::uint64_t>(ple_window_ * kp.ple_window_grow, kp.ple_window_max);
+    enter_guest(vm_.costs().vmexit_ns + vm_.costs().hlt_exit_ns);  // kvm_vcpu_on_spin(): nobody to yield to
+  }
   process_events(true);
   if (irr_) deliver();
 }

@@ -12,6 +12,7 @@
 #include "host/kvm_halt.hpp"
 #include "host/host_sched.hpp"
 #include "host/kvm_params.hpp"
+#include "host/timer_aware.hpp"
 #include "platform/hw_thread.hpp"
 #include "platform/vhw.hpp"
 
@@ -39,7 +40,11 @@ struct ExitStats {
   std::uint64_t ipi = 0;               // x2APIC ICR write / ICC_SGI1R_EL1 trap
   std::uint64_t timer_expiry = 0;      // preemption timer (x86) / vtimer IRQ (arm64)
   std::uint64_t external_interrupt = 0;  // host interrupt preempting the vCPU thread
-  std::uint64_t total() const { return hlt + msr_tsc_deadline + apic_lvtt + ipi + timer_expiry + external_interrupt; }
+  std::uint64_t kick = 0;              // arm64: IRQ exit to inject an interrupt (kvm_vcpu_kick)
+  std::uint64_t pause = 0;             // x86 pause-loop exit (PLE)
+  std::uint64_t total() const {
+    return hlt + msr_tsc_deadline + apic_lvtt + ipi + timer_expiry + external_interrupt + kick + pause;
+  }
 };
 
 struct VcpuStats {
@@ -56,6 +61,11 @@ struct VcpuStats {
   std::uint64_t entries = 0;           // VM entries
   std::uint64_t l1d_flushes = 0;       // vmx_l1d_flush() on entry
   std::uint64_t verw_clears = 0;       // mds_clear_cpu_buffers() on entry
+  std::uint64_t halts_in_guest = 0;    // HLT passed through / WFI not trapped
+  std::uint64_t hv_to_sw_timer = 0;    // kvm_lapic_switch_to_sw_timer() on block
+  TimerAwareStats aware;
+  std::uint64_t timer_advance_waits = 0;  // __kvm_wait_lapic_expire() busy-waits
+  sim_ns timer_advance_wait_ns = 0;
 };
 
 class KvmVcpu final : public VirtualCpu {
@@ -98,6 +108,8 @@ class KvmVcpu final : public VirtualCpu {
   HwThread& cur_hw() { return thread_.cpu ? thread_.cpu->hw : hw_; }  // where it runs or last ran
   const VcpuStats& stats() const { return st_; }
   sim_ns halt_poll_ns() const { return halt_poll_ns_; }
+  sim_ns timer_advance_ns() const { return timer_advance_ns_; }
+  std::uint64_t ple_window() const { return ple_window_; }
   std::array<sim_ns, static_cast<size_t>(VcpuState::Count)> time_in_state(sim_ns now) const { return time_.totals(now); }
 
  private:
@@ -107,7 +119,12 @@ class KvmVcpu final : public VirtualCpu {
   void set_state(VcpuState s);
   void host_work(sim_ns ns);              // host kernel work on this hardware thread
   bool process_events(bool in_guest);     // timer expiry, arrived notifications
-  sim_ns next_event_time() const;         // guest timer or next notification arrival
+  sim_ns next_event_time(bool guest_mode = false) const;  // guest timer or next notification arrival
+  sim_ns guest_timer_in(sim_ns now) const {  // time to the guest's armed timer (KTIME_MAX: none)
+    return timer_enabled_ && timer_deadline_ ? timer_deadline_ - now : KTIME_MAX;
+  }
+  void halt_in_guest();                   // HLT passthrough / WFI not trapped
+  bool wfi_traps();                       // arm64: HCR_EL2.TWI for this vCPU load
   bool pending_irq() const { return irr_ != 0; }
   bool kvm_vcpu_check_block() const { return pending_irq(); }
   void deliver();                         // inject pending interrupts into the guest
@@ -138,6 +155,9 @@ class KvmVcpu final : public VirtualCpu {
 
   sim_ns halt_poll_ns_ = 0;          // vcpu->halt_poll_ns
   HostThread thread_;                // this vCPU thread in the host scheduler
+  sim_ns timer_advance_ns_ = 0;      // lapic timer_advance_ns (x86, adaptive)
+  sim_ns expired_tscdeadline_ = 0;   // a sw timer that fired early, by the advance
+  std::uint64_t ple_window_ = 0;     // current pause-loop window (cycles)
   bool scheduled_out_ = false;       // since the last entry (l1tf_flush_l1d)
   sim_ns steal_ns_ = 0;              // run_delay reported through the steal clock
   StateClock<VcpuState> time_;

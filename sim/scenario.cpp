@@ -72,6 +72,19 @@ const std::vector<Spec>& specs() {
         {"host.kvm.halt_poll_ns_grow_start", VType::Int, 0, 10e6, {}, "KVM module parameter halt_poll_ns_grow_start"},
         {"host.kvm.halt_poll_ns_shrink", VType::Int, 0, 64, {}, "KVM module parameter halt_poll_ns_shrink"},
         {"host.kvm.max_halt_poll_ns", VType::Int, -1, 10e6, {}, "per-VM KVM_CAP_HALT_POLL override (-1: not set)"},
+        {"host.kvm.lapic_timer_advance", VType::Bool, 1, 0, {}, "x86: start the sw timer early and busy-wait to the deadline"},
+        {"host.kvm.ple_gap", VType::Int, 0, 1024, {}, "x86 kvm-intel.ple_gap (0: no pause-loop exiting)"},
+        {"host.kvm.ple_window", VType::Int, 1, 1e9, {}, "x86 kvm-intel.ple_window (cycles)"},
+        {"host.kvm.ple_window_grow", VType::Int, 1, 64, {}, "x86 kvm-intel.ple_window_grow"},
+        {"host.kvm.ple_window_shrink", VType::Int, 0, 64, {}, "x86 kvm-intel.ple_window_shrink (0: reset)"},
+        {"host.kvm.ple_window_max", VType::Int, 1, 4294967295.0, {}, "x86 kvm-intel.ple_window_max (cycles)"},
+        {"host.kvm.hlt_passthrough", VType::Bool, 1, 0, {}, "x86 KVM_X86_DISABLE_EXITS_HLT: HLT idles the hardware thread, no exit"},
+        {"host.kvm.wfi_trap_policy", VType::Str, 1, 0, {"default", "trap", "notrap"}, "arm64 kvm-arm.wfi_trap_policy"},
+        {"host.kvm.direct_injection", VType::Bool, 1, 0, {}, "arm64 GICv4.1 vSGI / GICv4 vLPI direct injection available"},
+        {"host.timer_poll", VType::Str, 1, 0, {"off", "replace", "extend"}, "timer-aware polling (not upstream)"},
+        {"host.timer_poll_threshold", VType::Duration, 0, 1e9, {}, "timer-aware polling: guest timer within this"},
+        {"host.reclaim", VType::Bool, 1, 0, {}, "idle-vCPU reclaim by guest timer distance (not upstream)"},
+        {"host.reclaim_threshold", VType::Duration, 0, 1e9, {}, "idle reclaim: timers further than this release the thread"},
         {"guest.hz", VType::Int, 1, 0, {}, "CONFIG_HZ"},
         {"guest.tick_policy", VType::Str, 1, 0, policy_names(), "idle tick-stop variant"},
         {"guest.cpuidle_driver", VType::Str, 1, 0, {"none", "single-state", "haltpoll"}, "guest cpuidle driver"},
@@ -388,11 +401,32 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   sc.host.l1d_flush = v.s("host.mitigations.l1d_flush", affected ? "cond" : "never");
   sc.host.mds_clear = v.b("host.mitigations.mds_clear", affected);
   KvmParams& kp = sc.host.kvm;
+  TimerAwareParams& ta = sc.host.timer_aware;
   kp.halt_poll_ns = v.i("host.kvm.halt_poll_ns", default_halt_poll_ns(sc.costs.isa));
   kp.halt_poll_ns_grow = static_cast<unsigned>(v.i("host.kvm.halt_poll_ns_grow", 2));
   kp.halt_poll_ns_grow_start = v.i("host.kvm.halt_poll_ns_grow_start", 10000);
   kp.halt_poll_ns_shrink = static_cast<unsigned>(v.i("host.kvm.halt_poll_ns_shrink", 2));
   kp.vm_max_halt_poll_ns = v.i("host.kvm.max_halt_poll_ns", -1);
+  bool x86 = sc.costs.isa == Isa::X86_64;
+  for (const char* k : {"host.kvm.lapic_timer_advance", "host.kvm.ple_gap", "host.kvm.ple_window", "host.kvm.ple_window_grow",
+                        "host.kvm.ple_window_shrink", "host.kvm.ple_window_max", "host.kvm.hlt_passthrough"})
+    if (v.has(k) && !x86) fail(v.where(k), std::string(k) + ": an x86 KVM parameter; " + sc.shape.name + " is arm64");
+  for (const char* k : {"host.kvm.wfi_trap_policy", "host.kvm.direct_injection"})
+    if (v.has(k) && x86) fail(v.where(k), std::string(k) + ": an arm64 KVM parameter; " + sc.shape.name + " is x86_64");
+  kp.lapic_timer_advance = v.b("host.kvm.lapic_timer_advance", true);
+  kp.ple_gap = static_cast<unsigned>(v.i("host.kvm.ple_gap", 128));
+  // VMX ple_window is in cycles; SVM counts PAUSEs (pause_filter_count 3000, ~65 cycles each on Zen 3 [EST])
+  kp.ple_window = static_cast<std::uint64_t>(v.i("host.kvm.ple_window", sc.shape.arch == "milan" ? 195000 : 4096));
+  kp.ple_window_grow = static_cast<unsigned>(v.i("host.kvm.ple_window_grow", 2));
+  kp.ple_window_shrink = static_cast<unsigned>(v.i("host.kvm.ple_window_shrink", 0));
+  kp.ple_window_max = static_cast<std::uint64_t>(v.i("host.kvm.ple_window_max", 4294967295LL));
+  kp.hlt_passthrough = v.b("host.kvm.hlt_passthrough", false);
+  kp.wfi_trap_policy = v.s("host.kvm.wfi_trap_policy", "default");
+  kp.direct_injection = v.b("host.kvm.direct_injection", false);
+  ta.timer_poll = v.s("host.timer_poll", "off");
+  ta.timer_poll_threshold = v.i("host.timer_poll_threshold", 200000);
+  ta.reclaim = v.b("host.reclaim", false);
+  ta.reclaim_threshold = v.i("host.reclaim_threshold", 1000000);
 
   // guest
   GuestParams& g = sc.guest;
@@ -524,6 +558,22 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   r.emplace_back("host.kvm.halt_poll_ns_grow_start", kp.halt_poll_ns_grow_start);
   r.emplace_back("host.kvm.halt_poll_ns_shrink", std::int64_t{kp.halt_poll_ns_shrink});
   r.emplace_back("host.kvm.max_halt_poll_ns", kp.vm_max_halt_poll_ns);
+  if (x86) {
+    r.emplace_back("host.kvm.lapic_timer_advance", kp.lapic_timer_advance);
+    r.emplace_back("host.kvm.ple_gap", std::int64_t{kp.ple_gap});
+    r.emplace_back("host.kvm.ple_window", static_cast<std::int64_t>(kp.ple_window));
+    r.emplace_back("host.kvm.ple_window_grow", std::int64_t{kp.ple_window_grow});
+    r.emplace_back("host.kvm.ple_window_shrink", std::int64_t{kp.ple_window_shrink});
+    r.emplace_back("host.kvm.ple_window_max", static_cast<std::int64_t>(kp.ple_window_max));
+    r.emplace_back("host.kvm.hlt_passthrough", kp.hlt_passthrough);
+  } else {
+    r.emplace_back("host.kvm.wfi_trap_policy", kp.wfi_trap_policy);
+    r.emplace_back("host.kvm.direct_injection", kp.direct_injection);
+  }
+  r.emplace_back("host.timer_poll", ta.timer_poll);
+  r.emplace_back("host.timer_poll_threshold", format_duration(ta.timer_poll_threshold));
+  r.emplace_back("host.reclaim", ta.reclaim);
+  r.emplace_back("host.reclaim_threshold", format_duration(ta.reclaim_threshold));
   for (const auto& row : arch_table(sc.shape.arch).rows) {
     double val = v.has("host.costs." + row.key) ? v.f("host.costs." + row.key, row.value) : row.value;
     r.emplace_back("host.costs." + row.key, val);

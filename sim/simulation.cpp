@@ -81,6 +81,17 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
     m.counter(p + "host.entries", s.entries);
     m.counter(p + "host.l1d_flushes", s.l1d_flushes);
     m.counter(p + "host.verw_clears", s.verw_clears);
+    m.counter(p + "exits.kick", s.exits.kick);
+    m.counter(p + "exits.pause", s.exits.pause);
+    m.counter(p + "host.halts_in_guest", s.halts_in_guest);
+    m.counter(p + "host.hv_to_sw_timer", s.hv_to_sw_timer);
+    m.counter(p + "host.timer_advance_waits", s.timer_advance_waits);
+    m.counter(p + "host.timer_advance_wait_ns", s.timer_advance_wait_ns);
+    m.gauge(p + "host.timer_advance_ns", v.timer_advance_ns());
+    m.gauge(p + "host.ple_window", static_cast<double>(v.ple_window()));
+    m.counter(p + "host.timer_polls", s.aware.timer_polls);
+    m.counter(p + "host.reclaims", s.aware.reclaims);
+    m.counter(p + "host.keeps", s.aware.keeps);
     // guest side
     GuestCpu& c = k.cpu(i);
     const TickSchedStats& ts = c.tick().stats();
