@@ -1,0 +1,251 @@
+// host/: exits, interrupt delivery, wake-ups, host scheduling, steal, timer-aware behaviours.
+#include <catch2/catch.hpp>
+
+#include "guest/kernel.hpp"
+#include "helpers.hpp"
+#include "host/kvm.hpp"
+
+using namespace vtick;
+
+namespace {
+const char* kIdle = "[workload]\nkind = \"idle\"\n[run]\nduration = \"100ms\"\n";
+
+// A host thread of the test's own: runs `work` on hardware thread `hw` at `at`.
+void host_burst(Kvm& vm, int hw, sim_ns at, sim_ns work) {
+  auto* w = new HostWorker("burst", vm.sched(), 1ULL << hw, hw);  // lives as long as the process
+  spawn_actor("burst", vm.machine().threads[static_cast<size_t>(hw)]->host(), [w, at, work] {
+    sleep_until(at);
+    w->run_on_cpu(work);
+  });
+}
+
+RunResult run(const std::string& toml, const std::vector<std::string>& sets, SimHooks hooks = {}) {
+  RunResult r = run_simulation(test::scenario(toml, sets), hooks);
+  REQUIRE_FALSE(r.failed);
+  return r;
+}
+
+sim_ns first(const test::Recorder& rec, int cpu, const char* what, sim_ns after = 0) {
+  for (const auto& e : rec.on_cpu(cpu))
+    if (e.t >= after && std::string(e.what) == what) return e.t;
+  return -1;
+}
+}  // namespace
+
+TEST_CASE("a runnable host thread ends a halt poll at once") {
+  // vCPU1 idles with a large poll window; a host thread wakes on its hardware thread.
+  test::Recorder rec;
+  SimHooks hooks;
+  hooks.sink = &rec;
+  hooks.guest_setup = [](GuestKernel& k) {
+    k.add_task("t", {{PhaseKind::Run, 50000, -1}, {PhaseKind::Sleep, 2000000, -1}}, 1, 1ULL << 1);
+  };
+  hooks.vm_setup = [](Kvm& vm, GuestKernel&) { host_burst(vm, vm.vcpu(1).hw_thread().id(), 20100000, 30000); };
+  // windows of 3-5 ms cover the 2 ms sleeps: vCPU1 polls through its idle time
+  RunResult r = run(kIdle, {"host.kvm.halt_poll_ns=5000000", "host.kvm.halt_poll_ns_grow_start=3000000"}, hooks);
+  // the halt that is polling at 20.1 ms stops polling right then
+  bool found = false;
+  for (const auto& e : rec.on_cpu(1))
+    if (std::string(e.what) == "halt_poll_end" && e.t >= 20100000 && e.t < 20200000) {
+      CHECK(e.t == 20100000);
+      CHECK(e.b == 0);  // not a successful poll
+      found = true;
+    }
+  CHECK(found);
+  CHECK(r.metrics.get("vcpu1.kvm.halt_poll_fail_ns") > 0);
+}
+
+TEST_CASE("a blocked vCPU with a stopped tick and no events takes no wake-ups") {
+  RunResult r = run("[workload]\nkind = \"idle\"\n[run]\nduration = \"200ms\"\nwarmup = \"20ms\"\n", {"guest.tick_policy=legacy"});
+  CHECK(r.metrics.get("vcpu1.kvm.halt_wakeup") == 0);
+  CHECK(r.metrics.get("vcpu1.exits.total") == 0);
+  CHECK(r.metrics.get("vcpu1.host_time.blocked_ns") == 180 * NSEC_PER_MSEC);
+}
+
+static void busy_tick_exits(const std::string& shape, bool x86) {
+  SimHooks hooks;
+  hooks.guest_setup = [](GuestKernel& k) { k.add_task("spin", {{PhaseKind::Run, 10000000, -1}}, 0, 1); };
+  RunResult r = run("[workload]\nkind = \"idle\"\n[run]\nduration = \"1s\"\n", {"platform.shape=" + shape}, hooks);
+  double ticks = r.metrics.get("vcpu0.tick.ticks");
+  REQUIRE(ticks > 200);
+  // one exit per expiry in guest mode (the last may fall just past the end of the run)
+  CHECK(std::abs(r.metrics.get("vcpu0.exits.timer_expiry") - ticks) <= 1);
+  if (x86) CHECK(std::abs(r.metrics.get("vcpu0.exits.msr_tsc_deadline") - ticks) <= 1);  // ... and the re-arm
+  else CHECK(r.metrics.get("vcpu0.exits.total") == r.metrics.get("vcpu0.exits.timer_expiry"));  // nothing else on arm64
+}
+
+TEST_CASE("a timer expiring in guest mode: one exit (+ the TSC-deadline write) on x86") {
+  busy_tick_exits("VM.Standard2.1", true);
+}
+
+TEST_CASE("a timer expiring in guest mode: the interrupt's exit only on arm64") {
+  busy_tick_exits("VM.Standard.A1.Flex.2", false);
+}
+
+static RunResult ipi_to_busy_target(const std::string& shape) {
+  SimHooks hooks;
+  hooks.guest_setup = [](GuestKernel& k) { k.add_task("spin", {{PhaseKind::Run, 10000000, -1}}, 1, 1ULL << 1); };
+  hooks.vm_setup = [](Kvm& vm, GuestKernel&) {
+    KvmVcpu* v = &vm.vcpu(1);
+    spawn_actor("ipis", vm.machine().threads[0]->host(), [v] {
+      for (int i = 1; i <= 100; ++i) {
+        sleep_until(i * 500000 + 1234);
+        v->kvm_apic_accept_irq(IrqVector::CallFunction, now());
+      }
+    });
+  };
+  return run(kIdle, {"platform.shape=" + shape}, hooks);
+}
+
+TEST_CASE("an IPI to a running x86 target is posted: no exit on the target") {
+  RunResult r = ipi_to_busy_target("VM.Standard2.1");
+  CHECK(r.metrics.get("vcpu1.host.posted_irqs") == 100);
+  CHECK(r.metrics.get("vcpu1.irqs.call_function") == 100);
+  // every exit of the target is its own timer's (expiry, TSC-deadline and boot-time LVTT writes)
+  double timer_exits = r.metrics.get("vcpu1.exits.timer_expiry") + r.metrics.get("vcpu1.exits.msr_tsc_deadline") +
+                       r.metrics.get("vcpu1.exits.apic_lvtt");
+  CHECK(r.metrics.get("vcpu1.exits.total") == timer_exits);
+  CHECK(r.metrics.get("vcpu1.exits.kick") == 0);
+}
+
+TEST_CASE("an IPI to a running arm64 target without direct injection kicks it out") {
+  RunResult r = ipi_to_busy_target("VM.Standard.A1.Flex.2");
+  CHECK(r.metrics.get("vcpu1.exits.kick") == 100);
+}
+
+TEST_CASE("an IPI to a blocked target wakes it after its C-state's exit latency") {
+  // promote governor, C6 reached after 600 us idle: the wake-up pays 133 us
+  test::Recorder rec;
+  SimHooks hooks;
+  hooks.sink = &rec;
+  hooks.vm_setup = [](Kvm& vm, GuestKernel&) {
+    KvmVcpu* v = &vm.vcpu(1);
+    spawn_actor("ipi", vm.machine().threads[0]->host(), [v] {
+      sleep_until(50000000);
+      v->kvm_apic_accept_irq(IrqVector::Reschedule, now());
+    });
+  };
+  RunResult r = run(kIdle, {"host.idle_governor=promote", "host.max_cstate=C6", "guest.tick_policy=legacy"}, hooks);
+  sim_ns woke = first(rec, 1, "kvm_vcpu_wakeup", 50000000);
+  REQUIRE(woke > 0);
+  const ArchCosts& c = arch_table("skylake-sp").costs;
+  // wake-up: C6 exit, then the switch-in work (vcpu_wakeup_ns) before the halt returns
+  CHECK(woke - 50000000 == c.cstate_exit_ns[2]);
+  CHECK(r.metrics.get("pcpu1.wakeups_from.C6") >= 1);  // vCPU1 runs on core0.t1, hardware thread 1
+}
+
+TEST_CASE("WFI under notrap takes no exit") {
+  RunResult r = run("[platform]\nshape = \"VM.Standard.A1.Flex.2\"\n[host.kvm]\nwfi_trap_policy = \"notrap\"\n[run]\nduration = \"50ms\"\n", {});
+  CHECK(r.metrics.get("vcpu0.idle.halts") > 100);
+  CHECK(r.metrics.get("vcpu0.kvm.halt_exits") == 0);
+  CHECK(r.metrics.get("vcpu0.host.halts_in_guest") == r.metrics.get("vcpu0.idle.halts"));
+}
+
+TEST_CASE("WFI under the default policy traps without direct injection") {
+  RunResult r = run("[platform]\nshape = \"VM.Standard.A1.Flex.2\"\n[run]\nduration = \"50ms\"\n", {});
+  CHECK(r.metrics.get("vcpu0.kvm.halt_exits") == r.metrics.get("vcpu0.idle.halts"));
+}
+
+TEST_CASE("steal equals the run-queue delay to the nanosecond") {
+  // A host thread takes vCPU1's hardware thread from 10.0 to 10.3 ms (no wake-up
+  // preemption); vCPU1's sleep timer fires at 10.1 ms: it waits 200 us, all steal.
+  SimHooks hooks;
+  hooks.guest_setup = [](GuestKernel& k) {
+    k.add_task("s", {{PhaseKind::Sleep, 10100000, -1}, {PhaseKind::Run, 1000, -1}, {PhaseKind::Sleep, 100000000, -1}}, 1, 1ULL << 1);
+  };
+  hooks.vm_setup = [](Kvm& vm, GuestKernel&) { host_burst(vm, vm.vcpu(1).hw_thread().id(), 10000000, 300000); };
+  RunResult r = run("[guest]\ntimer_slack = \"0ns\"\n[workload]\nkind = \"idle\"\n[run]\nduration = \"20ms\"\n",
+                    {"host.sched.wakeup_granularity=100ms", "host.kvm.halt_poll_ns=0", "host.kvm.lapic_timer_advance=false"}, hooks);
+  CHECK(r.metrics.get("vcpu1.steal_ns") == r.metrics.get("vcpu1.host.run_delay_ns"));
+  CHECK(r.metrics.get("vcpu1.steal_ns") >= 200000);
+  CHECK(r.metrics.get("vcpu1.steal_ns") <= 200000 + 133000 + 2000);  // + at most a C-state exit before
+  CHECK(r.metrics.get("vcpu1.host_time.runnable_ns") == r.metrics.get("vcpu1.steal_ns"));
+}
+
+// --- timer-aware host behaviours: each flips at its threshold ----------------------
+
+// vCPU1 sleeps `sleep` at a time: its armed timer is that far when it halts.
+static RunResult sleeper(sim_ns sleep, const std::vector<std::string>& sets) {
+  SimHooks hooks;
+  hooks.guest_setup = [sleep](GuestKernel& k) {
+    k.add_task("s", {{PhaseKind::Run, 20000, -1}, {PhaseKind::Sleep, sleep, -1}}, 1, 1ULL << 1);
+  };
+  std::vector<std::string> all = {"guest.timer_slack=0ns", "guest.tick_policy=legacy"};
+  all.insert(all.end(), sets.begin(), sets.end());
+  return run(kIdle, all, hooks);
+}
+
+TEST_CASE("menu host idle governor: a far guest timer lets the thread go deep (C6)") {
+  RunResult r = sleeper(3000000, {"host.idle_governor=menu", "host.max_cstate=C6", "host.kvm.halt_poll_ns=0"});
+  CHECK(r.metrics.get("pcpu1.menu_choices.C6") > 20);
+  CHECK(r.metrics.get("pcpu1.menu_choices.C1") < 5);
+}
+
+TEST_CASE("menu host idle governor: an imminent guest timer keeps the thread shallow (C1)") {
+  RunResult r = sleeper(150000, {"host.idle_governor=menu", "host.max_cstate=C6", "host.kvm.halt_poll_ns=0"});
+  CHECK(r.metrics.get("pcpu1.menu_choices.C6") == 0);
+  CHECK(r.metrics.get("pcpu1.menu_choices.C1E") + r.metrics.get("pcpu1.menu_choices.C1") > 100);
+}
+
+TEST_CASE("timer-aware polling: a guest timer within the threshold is polled up to") {
+  RunResult r = sleeper(150000, {"host.timer_poll=replace", "host.timer_poll_threshold=200us"});
+  CHECK(r.metrics.get("vcpu1.host.timer_polls") > 100);
+  CHECK(r.metrics.get("vcpu1.host.blocks") <= 1);
+}
+
+TEST_CASE("timer-aware polling: a guest timer past the threshold is left to adaptive polling") {
+  RunResult r = sleeper(400000, {"host.timer_poll=replace", "host.timer_poll_threshold=200us"});
+  CHECK(r.metrics.get("vcpu1.host.timer_polls") == 0);
+  CHECK(r.metrics.get("vcpu1.host.blocks") > 100);
+}
+
+TEST_CASE("idle reclaim: a far timer releases the thread at once, an imminent one keeps it spinning") {
+  RunResult far = sleeper(2000000, {"host.reclaim=true", "host.reclaim_threshold=1ms"});
+  CHECK(far.metrics.get("vcpu1.host.reclaims") > 20);
+  CHECK(far.metrics.get("vcpu1.kvm.halt_attempted_poll") == 0);
+  CHECK(far.metrics.get("pcpu1.time.halt_poll_ns") == 0);
+}
+
+TEST_CASE("idle reclaim: an imminent timer keeps the thread spinning") {
+  RunResult near = sleeper(500000, {"host.reclaim=true", "host.reclaim_threshold=1ms"});
+  CHECK(near.metrics.get("vcpu1.host.keeps") > 100);
+  CHECK(near.metrics.get("vcpu1.host.blocks") == 0);
+  CHECK(near.metrics.get("pcpu1.time.halt_poll_ns") > 50 * NSEC_PER_MSEC);
+}
+
+TEST_CASE("x86 pause-loop exiting: a polling guest exits, the window doubles") {
+  RunResult r = run("[guest]\ncmdline = \"idle=poll\"\n[workload]\nkind = \"idle\"\n[run]\nduration = \"50ms\"\n", {});
+  double pauses = r.metrics.get("vcpu1.exits.pause");
+  CHECK(pauses > 5);
+  CHECK(pauses < 100);  // the window grows: 2 us, 4, 8, ... per spin
+  CHECK(r.metrics.get("vcpu1.host.ple_window") > 4096);
+}
+
+TEST_CASE("x86 HLT passthrough: no HLT exit, the thread idles in guest mode") {
+  RunResult r = run("[host.kvm]\nhlt_passthrough = true\n[run]\nduration = \"50ms\"\n", {});
+  CHECK(r.metrics.get("vcpu0.idle.halts") > 100);
+  CHECK(r.metrics.get("vcpu0.kvm.halt_exits") == 0);
+  CHECK(r.metrics.get("vcpu0.host.halts_in_guest") == r.metrics.get("vcpu0.idle.halts"));
+  CHECK(r.metrics.get("pcpu0.time.idle_ns") > 0);
+}
+
+TEST_CASE("entry mitigations: L1D flush after a schedule-out (cond), VERW on every entry") {
+  RunResult r = run(kIdle, {"guest.tick_policy=legacy"}, [] {
+    SimHooks h;
+    h.guest_setup = [](GuestKernel& k) { k.add_task("s", {{PhaseKind::Run, 20000, -1}, {PhaseKind::Sleep, 2000000, -1}}, 1, 1ULL << 1); };
+    return h;
+  }());
+  // one flush per entry after a block (the last block may still be open at the end)
+  CHECK(std::abs(r.metrics.get("vcpu1.host.l1d_flushes") - r.metrics.get("vcpu1.host.blocks")) <= 1);
+  CHECK(r.metrics.get("vcpu1.host.l1d_flushes") > 20);
+  CHECK(r.metrics.get("vcpu1.host.verw_clears") == r.metrics.get("vcpu1.host.entries"));
+}
+
+TEST_CASE("LAPIC timer advance: the sw timer fires early and KVM waits to the deadline") {
+  // 150 us sleeps end inside halt polling: the sw timer, started timer_advance_ns early,
+  // ends the poll early and KVM busy-waits the rest, shrinking the advance by 1/8 steps
+  RunResult r = sleeper(150000, {});
+  CHECK(r.metrics.get("vcpu1.host.timer_advance_waits") > 10);
+  CHECK(r.metrics.get("vcpu1.host.timer_advance_wait_ns") > 0);
+  CHECK(r.metrics.get("vcpu1.host.timer_advance_ns") < 1000);
+}
