@@ -4,6 +4,7 @@
 #include "cli/commands.hpp"
 #include "core/trace.hpp"
 #include "guest/tick_policy.hpp"
+#include "guest/workloads.hpp"
 #include "platform/arch.hpp"
 #include "platform/shapes.hpp"
 #include "sim/docs.hpp"
@@ -97,9 +98,10 @@ int cmd_list(const std::string& what) {
   } else if (what == "policies") {
     for (const auto& p : tick_policies()) std::printf("%-13s %s\n", p.name.c_str(), p.origin.c_str());
   } else if (what == "workloads") {
-    std::printf("%-10s %s\n", "idle", "no tasks: the guest only idles and ticks");
-    std::printf("%-10s %s\n", "periodic", "N tasks each alternating work W and sleep S (workload.tasks, .work, .sleep)");
-    std::printf("%-10s %s\n", "pingpong", "two tasks on two CPUs waking each other by futex wait/wake (workload.work, .cpu_a, .cpu_b)");
+    for (const auto& k : workload_kinds_table()) {
+      std::printf("%-17s %s (metric: %s/s)\n", k.name.c_str(), k.description.c_str(), k.ops_name.c_str());
+      for (const auto& p : k.params) std::printf("    workload.%-16s %s\n", p.key.c_str(), p.help.c_str());
+    }
   } else if (what == "keys") {
     for (const auto& [k, d] : scenario_keys()) std::printf("%-40s %s\n", k.c_str(), d.c_str());
   } else if (what == "params") {

@@ -123,8 +123,6 @@ sg4::ExecPtr start_work(sg4::Host* host, sim_ns ns) {
 
 sim_ns work_remaining(const sg4::ExecPtr& w) { return static_cast<sim_ns>(std::llround(w->get_remaining())); }
 bool work_done(const sg4::ExecPtr& w) { return w->get_state() == sg4::Activity::State::FINISHED; }
-void work_suspend(const sg4::ExecPtr& w) { w->suspend(); }
-void work_resume(const sg4::ExecPtr& w) { w->resume(); }
 void work_cancel(const sg4::ExecPtr& w) { w->cancel(); }
 
 void execute(sg4::Host* host, sim_ns ns) {

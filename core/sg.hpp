@@ -59,7 +59,9 @@ class Doorbell {
 
 // Blocks the calling (owner) actor until `work` (may be null) completes, the doorbell
 // rings or the clock reaches `deadline` (KTIME_MAX: none). Work keeps running in the
-// background after a Bell or Deadline return; the caller suspends or cancels it.
+// background after a Bell or Deadline return; the caller cancels it (keeping
+// work_remaining()) and starts the rest anew. (Exec::suspend()/resume() are not used:
+// in SimGrid 3.32 a suspended and resumed Exec was seen never to complete.)
 Woken wait_event(Doorbell& bell, const simgrid::s4u::ExecPtr& work, sim_ns deadline);
 Woken wait_event(Doorbell& bell, sim_ns deadline);  // no work in flight
 
@@ -67,8 +69,6 @@ Woken wait_event(Doorbell& bell, sim_ns deadline);  // no work in flight
 simgrid::s4u::ExecPtr start_work(simgrid::s4u::Host* host, sim_ns ns);
 sim_ns work_remaining(const simgrid::s4u::ExecPtr& work);  // nominal ns left
 bool work_done(const simgrid::s4u::ExecPtr& work);
-void work_suspend(const simgrid::s4u::ExecPtr& work);
-void work_resume(const simgrid::s4u::ExecPtr& work);
 void work_cancel(const simgrid::s4u::ExecPtr& work);
 // Runs `ns` of work to completion on `host` (no interruption).
 void execute(simgrid::s4u::Host* host, sim_ns ns);

@@ -55,6 +55,7 @@ void GuestCpu::kernel_work(sim_ns ns) {
 // The interrupt entry: irq_enter_rcu() -> handler -> irq_exit_rcu().
 void GuestCpu::handle_irq(IrqVector v) {
   ++irqs[static_cast<size_t>(v)];
+  emit(now(), id_, "irq", static_cast<int>(v));
   GuestCpuState prev = state();
   irq_from_ = prev;
   enter_state(GuestCpuState::Irq);

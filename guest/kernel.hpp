@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -201,6 +202,10 @@ class GuestKernel {
   SchedStats sched_stats;
   std::vector<sim_ns> wake_latency;  // ns from try_to_wake_up to running, per wake-up
   std::vector<TimerProbe> timer_probes;
+  std::vector<sim_ns> op_latency;    // per measured op (e.g. an OLTP transaction)
+  std::uint64_t exited_tasks = 0;
+  sim_ns last_exit = -1;
+  std::uint64_t& counter(int i) { return counters_[i]; }
   bool record_latency = true;
 
  private:
@@ -212,6 +217,7 @@ class GuestKernel {
   std::deque<std::unique_ptr<Task>> tasks_;
   std::deque<WaitEvent> events_;
   std::deque<Mutex> mutexes_;
+  std::map<int, std::uint64_t> counters_;
 };
 
 }  // namespace vtick

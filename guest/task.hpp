@@ -21,17 +21,19 @@ enum class PhaseKind {
   Yield,   // sched_yield()
   Io,      // submit a block I/O request and sleep until its completion interrupt
   Loop,    // jump back to phase `obj` until this phase has been passed `ns` times
+  PickLock,// next event's lock: mutex obj + (shared counter++ % ns) (sysbench's lock_num)
+  Exit,    // the task exits
 };
 const char* phase_kind_name(PhaseKind k);
 
 struct Phase {
   PhaseKind kind = PhaseKind::Run;
   sim_ns ns = 0;      // Run/Sleep: length; Loop: iteration count
-  int obj = -1;       // Wait/Wake: event; Lock/Unlock: mutex; Loop: target phase
+  int obj = -1;       // Wait/Wake: event; Lock/Unlock: mutex (-1: the picked one); Loop: target phase
   double jitter = 0;  // Run/Sleep: length drawn uniformly in ns * [1 - jitter, 1 + jitter]
 };
 
-enum class TaskState { Runnable, Running, Sleeping, Blocked };
+enum class TaskState { Runnable, Running, Sleeping, Blocked, Exited };
 
 struct Task {
   int pid = 0;
@@ -57,6 +59,10 @@ struct Task {
   sim_ns refill_left = 0;          // cache refill still owed after a migration
   bool yield_skip = false;         // sched_yield(): let another task go first
   bool posix_cpu_timer = false;    // TICK_DEP_BIT_POSIX_TIMER: CPU-time timers armed
+  int cur_lock = -1;               // the mutex PickLock chose
+  bool measure_ops = false;        // record each op's duration (latency percentiles)
+  sim_ns op_start = 0;
+  sim_ns exited_at = -1;
 
   // results
   std::uint64_t ops = 0;

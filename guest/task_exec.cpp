@@ -17,6 +17,8 @@ const char* phase_kind_name(PhaseKind k) {
     case PhaseKind::Yield: return "yield";
     case PhaseKind::Io: return "io";
     case PhaseKind::Loop: return "loop";
+    case PhaseKind::PickLock: return "picklock";
+    case PhaseKind::Exit: return "exit";
   }
   return "?";
 }
@@ -77,6 +79,10 @@ void GuestCpu::run_curr() {
     if (++t.pc == t.program.size()) {
       t.pc = 0;
       ++t.ops;
+      if (t.measure_ops) {
+        if (k_.record_latency) k_.op_latency.push_back(now() - t.op_start);
+        t.op_start = now();
+      }
     }
   }
 }
@@ -127,8 +133,19 @@ bool GuestCpu::run_phase(Task& t, const Phase& ph) {
       }
       return true;
     }
+    case PhaseKind::PickLock:
+      t.cur_lock = ph.obj + static_cast<int>(k_.counter(ph.obj)++ % static_cast<std::uint64_t>(ph.ns));
+      return true;
+    case PhaseKind::Exit:
+      syscall();
+      t.state = TaskState::Exited;
+      t.exited_at = now();
+      ++k_.exited_tasks;
+      k_.last_exit = now();
+      t.pc = t.program.size() - 1;  // stays here
+      return false;
     case PhaseKind::Lock: {
-      Mutex& m = k_.mutex(ph.obj);
+      Mutex& m = k_.mutex(ph.obj < 0 ? t.cur_lock : ph.obj);
       if (!m.owner) {  // uncontended: a user-space compare-and-swap
         m.owner = &t;
         ++m.acquisitions;
@@ -142,7 +159,7 @@ bool GuestCpu::run_phase(Task& t, const Phase& ph) {
       return false;
     }
     case PhaseKind::Unlock: {
-      Mutex& m = k_.mutex(ph.obj);
+      Mutex& m = k_.mutex(ph.obj < 0 ? t.cur_lock : ph.obj);
       m.owner = nullptr;
       if (!m.waiters.empty()) {  // futex(FUTEX_WAKE, 1)
         syscall();

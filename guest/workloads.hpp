@@ -1,6 +1,8 @@
-// Guest workloads built from task programs (the foundation's two: periodic and pingpong).
+// Guest workloads built from task programs: what the guest runs, as kernel-visible
+// behaviour (CPU bursts, sleeps, futex waits and wakes, mutexes, yields, block I/O).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,19 +13,56 @@ namespace vtick {
 
 class GuestKernel;
 
-struct WorkloadSpec {
-  std::string kind = "pingpong";  // periodic | pingpong
-  int tasks = 0;                  // periodic: number of tasks (default: one per vCPU)
-  sim_ns work = 50 * NSEC_PER_USEC;
-  sim_ns sleep = 200 * NSEC_PER_USEC;
-  int cpu_a = 0, cpu_b = 1;       // pingpong: the two CPUs
-  double jitter = 0.1;            // work (and sleep) lengths vary uniformly by +/- this fraction
-  int cpu = 2;                    // nohz_full_test: the nohz_full CPU under test
-  int loops = 200;                // nohz_full_test: sleep/work iterations
+// One documented parameter of a workload kind ([workload] key).
+struct WorkloadParam {
+  std::string key;
+  char type;      // 'i' integer, 'f' number, 'd' duration (ns)
+  double dflt;    // for "one per vCPU" keys 0 means: the vCPU count
+  double lo, hi;
+  std::string help;
 };
 
-// The kinds and, for each, the [workload] keys it takes (besides kind).
-const std::vector<std::pair<std::string, std::vector<std::string>>>& workload_kind_keys();
+struct WorkloadKind {
+  std::string name;
+  std::string description;
+  std::string ops_name;  // what one op is: "transactions", "events", ...
+  std::vector<WorkloadParam> params;
+};
+
+const std::vector<WorkloadKind>& workload_kinds_table();
+const WorkloadKind* find_workload_kind(const std::string& name);
+
+// workload.kind = "script": tasks written by the user, rt-app style.
+struct ScriptTask {
+  std::string name;
+  std::uint64_t cpus = ~0ULL;          // affinity
+  int count = 1;                       // copies of this task
+  std::vector<std::string> program;    // "run 100us", "sleep 1ms", "lock m", "loop 0 10", ...
+  std::string where;                   // file:line for errors
+};
+
+struct WorkloadSpec {
+  std::string kind = "pingpong";
+  std::map<std::string, double> v;     // every param of the kind, resolved
+  std::vector<ScriptTask> script;
+  double get(const std::string& key) const { return v.at(key); }
+  int geti(const std::string& key) const { return static_cast<int>(v.at(key)); }
+  sim_ns getd(const std::string& key) const { return static_cast<sim_ns>(v.at(key)); }
+};
+
+struct WorkloadInfo {
+  std::string metric_name;  // what one op is
+};
+
+// Creates the workload's tasks in `k`. Random start phases come from `seed`. Throws
+// std::invalid_argument with a message for a script that does not parse.
+WorkloadInfo install_workload(GuestKernel& k, const WorkloadSpec& w, std::uint64_t seed);
+
+// Ops completed so far (the headline counter whose rate is the workload metric).
+std::uint64_t workload_ops(GuestKernel& k, const WorkloadSpec& w);
+
+// Checks one script program line; returns an error text or "".
+std::string check_script_phase(const std::string& line);
 
 // nohz_full_test probes: device interrupts on the nohz_full CPU whose handlers queue
 // timer-wheel timers, as in the 2026 series' own test.
@@ -36,15 +75,5 @@ struct TimerProbe {
 // The device interrupt token asking the handler to queue `count` timers spaced `delay`.
 std::uint64_t timer_probe_token(int count, sim_ns delay);
 bool is_timer_probe_token(std::uint64_t t);
-
-struct WorkloadInfo {
-  std::string metric_name;  // what one op is, e.g. "loops" or "round trips"
-};
-
-// Creates the workload's tasks in `k`. Random start phases come from `seed`.
-WorkloadInfo install_workload(GuestKernel& k, const WorkloadSpec& w, std::uint64_t seed);
-
-// Ops completed so far (the headline counter whose rate is the workload metric).
-std::uint64_t workload_ops(GuestKernel& k, const WorkloadSpec& w);
 
 }  // namespace vtick

@@ -98,6 +98,7 @@ void HostScheduler::pick_next(HostCpu& c) {
     if ((*it)->vruntime < (*best)->vruntime) best = it;
   HostThread* next = *best;
   c.rq.erase(best);
+  emit(now(), -1 - c.hw.id(), next->is_vcpu ? "host_switch_vcpu" : "host_switch_thread", next->vruntime);
   c.curr = next;
   c.slice_start = now();
   next->state = HostThread::State::Running;
@@ -129,6 +130,7 @@ void HostScheduler::wake(HostThread& t) {
   t.state = HostThread::State::Runnable;
   t.exit_latency = 0;
   c.rq.push_back(&t);
+  emit(n, -1 - c.hw.id(), t.is_vcpu ? "host_enqueue_vcpu" : "host_enqueue_thread", c.curr->is_vcpu);
   // check_preempt_wakeup(): the woken thread is far enough behind
   HostThread* cur = c.curr;
   sim_ns cur_vr = cur->vruntime + (n - cur->exec_start);
@@ -142,6 +144,7 @@ void HostScheduler::wake(HostThread& t) {
 
 sim_ns HostScheduler::wait_until_running(HostThread& t) {
   sim_ns t0 = now();
+  emit(t0, -1 - t.cpu->hw.id(), "host_wait", t.is_vcpu, static_cast<int>(t.state));
   while (!(t.cpu->curr == &t && t.state == HostThread::State::Running)) wait_event(*t.bell, KTIME_MAX);
   if (t.exit_latency > 0) {
     sleep_until(now() + t.exit_latency);  // the hardware thread leaves its C-state

@@ -40,6 +40,7 @@ struct HostThread {
   sim_ns next_timer = KTIME_MAX; // its armed timer while it sleeps (the idle governor's input)
   std::uint64_t preemptions = 0;
   std::uint64_t wakeups = 0;
+  bool is_vcpu = false;
 };
 
 struct HostCpuStats {

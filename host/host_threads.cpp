@@ -18,33 +18,25 @@ HostWorker::HostWorker(std::string name, HostScheduler& s, std::uint64_t cpus, i
 HostThreadStats HostWorker::stats() const { return {t_.wakeups, t_.preemptions, run_ns_, t_.run_delay}; }
 
 // Wake, wait for a CPU, run the work (preemptible), go back to sleep.
+// Wake, wait for a CPU, run the work (preemptible: cut and restarted with what is left,
+// possibly on another hardware thread), go back to sleep.
 void HostWorker::run_on_cpu(sim_ns work) {
   s_.wake(t_);
   s_.wait_until_running(t_);
-  HwThread* hw = &t_.cpu->hw;
-  hw->set_activity(HwActivity::HostThread, now());
-  simgrid::s4u::ExecPtr ex = start_work(hw->host(), work);
-  sim_ns started = now();
+  sim_ns left = work;
   for (;;) {
-    wait_event(bell_, ex, s_.slice_end(t_));
-    if (work_done(ex)) break;
-    if (!s_.must_yield(t_)) continue;
-    work_suspend(ex);
+    HwThread* hw = &t_.cpu->hw;
+    hw->set_activity(HwActivity::HostThread, now());
+    sim_ns started = now();
+    simgrid::s4u::ExecPtr ex = start_work(hw->host(), left);
+    while (!work_done(ex) && !s_.must_yield(t_)) wait_event(bell_, ex, s_.slice_end(t_));
     run_ns_ += now() - started;
+    if (work_done(ex)) break;
+    left = work_remaining(ex);
+    work_cancel(ex);
     s_.schedule_out(t_, true);
     s_.wait_until_running(t_);
-    if (&t_.cpu->hw != hw) {  // moved to another hardware thread: continue there
-      sim_ns left = work_remaining(ex);
-      work_cancel(ex);
-      hw = &t_.cpu->hw;
-      ex = start_work(hw->host(), left);
-    } else {
-      work_resume(ex);
-    }
-    hw->set_activity(HwActivity::HostThread, now());
-    started = now();
   }
-  run_ns_ += now() - started;
   s_.schedule_out(t_, false);
 }
 

@@ -4,6 +4,8 @@
 
 #include <simgrid/s4u/Exec.hpp>
 
+#include "core/trace.hpp"
+
 #include "host/kvm.hpp"
 
 namespace vtick {
@@ -38,6 +40,7 @@ void KvmVcpu::start() {
   ple_window_ = kp.ple_window;
   thread_.name = "vcpu" + std::to_string(id_);
   thread_.bell = &bell_;
+  thread_.is_vcpu = true;
   int n = vm_.sched().nr_cpus();
   thread_.allowed = vm_.params().pinning == "shared" ? (n >= 64 ? ~0ULL : (1ULL << n) - 1) : 1ULL << hw_.id();
   vm_.sched().add_running(thread_, hw_.id());
@@ -213,31 +216,26 @@ sim_ns KvmVcpu::run(sim_ns work) {
     return work;
   }
   if (work <= 0) return 0;
-  HwThread* on = &cur_hw();
-  simgrid::s4u::ExecPtr ex = start_work(on->host(), work);
+  // The guest's work runs as an Exec on the hardware thread; an event cuts it (cancel,
+  // keeping what is left) and it restarts, possibly on another hardware thread.
+  sim_ns left = work;
   for (;;) {
+    simgrid::s4u::ExecPtr ex = start_work(cur_hw().host(), left);
     wait_event(bell_, ex, next_event_time(true));
     bool done = work_done(ex);
-    if (!done) work_suspend(ex);
-    process_events(true);
-    if (!done && &cur_hw() != on) {  // rescheduled onto another hardware thread
-      sim_ns left = work_remaining(ex);
+    if (!done) {
+      left = work_remaining(ex);
       work_cancel(ex);
-      on = &cur_hw();
-      ex = start_work(on->host(), left);
-      work_suspend(ex);
     }
+    process_events(true);
     if (done) {
       if (if_ && irr_) deliver();
       return 0;
     }
     if (if_ && irr_) {
-      sim_ns left = work_remaining(ex);
-      work_cancel(ex);
       deliver();
       return left;
     }
-    work_resume(ex);
   }
 }
 

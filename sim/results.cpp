@@ -93,6 +93,12 @@ std::vector<Headline> headlines(const Scenario& sc, const RunResult& r) {
     if (m.get(p + "fired_ns") < 0) ++lost;
     late = std::max(late, m.get(p + "lateness_ns"));
   }
+  if (m.get("workload.exited_tasks") > 0)
+    h.push_back({"completion_ms", "workload completion (last task exit)", "ms", m.get("workload.last_exit_ns") / 1e6});
+  if (m.has("workload.op_latency_p50_ns")) {
+    opt("op_latency_p50_ms", (r.ops_name + " latency p50").c_str(), "ms", m.get("workload.op_latency_p50_ns") / 1e6);
+    opt("op_latency_p99_ms", (r.ops_name + " latency p99").c_str(), "ms", m.get("workload.op_latency_p99_ns") / 1e6);
+  }
   if (probes) {
     h.push_back({"probe_timers", "probe timers queued from an interrupt", "", static_cast<double>(probes)});
     h.push_back({"probe_timers_lost", "probe timers not fired by the end", "", lost});

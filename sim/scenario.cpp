@@ -104,14 +104,6 @@ const std::vector<Spec>& specs() {
         {"guest.sched.migration_cost", VType::Duration, 0, 10e6 * NS, {}, "sysctl_sched_migration_cost"},
         {"guest.sched.cache_refill", VType::Duration, 0, 1e6 * NS, {}, "work a migrated task pays to refill caches"},
         {"workload.kind", VType::Str, 1, 0, workload_kinds(), "workload"},
-        {"workload.tasks", VType::Int, 1, 4096, {}, "periodic: number of tasks"},
-        {"workload.work", VType::Duration, 1, 10 * S, {}, "periodic/pingpong: work per loop"},
-        {"workload.sleep", VType::Duration, 1, 10 * S, {}, "periodic: sleep per loop"},
-        {"workload.jitter", VType::Float, 0, 1, {}, "periodic/pingpong: work and sleep vary uniformly by +/- this fraction"},
-        {"workload.cpu", VType::Int, 0, 511, {}, "nohz_full_test: the nohz_full CPU under test"},
-        {"workload.loops", VType::Int, 1, 1000000, {}, "nohz_full_test: sleep/work iterations"},
-        {"workload.cpu_a", VType::Int, 0, 511, {}, "pingpong: CPU of the first task"},
-        {"workload.cpu_b", VType::Int, 0, 511, {}, "pingpong: CPU of the second task"},
         {"run.duration", VType::Duration, 1 * US, 3600 * S, {}, "simulated time"},
         {"run.warmup", VType::Duration, 0, 3600 * S, {}, "simulated time before measuring"},
         {"run.seed", VType::Int, 0, 9.0e15, {}, "seed of every random stream"},
@@ -119,6 +111,16 @@ const std::vector<Spec>& specs() {
     for (const auto& r : arch_table("skylake-sp").rows)
       v.push_back({"host.costs." + r.key, VType::Float, 1, 0, {}, cost_description(r.key)});
     for (const auto& r : guest_cost_rows()) v.push_back({"guest.costs." + r.key, VType::Int, 1, 0, {}, r.source});
+    // [workload] keys: the union over kinds; each kind's own ranges are checked later
+    for (const auto& kind : workload_kinds_table())
+      for (const auto& p : kind.params) {
+        std::string key = "workload." + p.key;
+        bool seen = false;
+        for (const auto& e : v) seen |= e.key == key;
+        if (seen) continue;
+        VType t = p.type == 'i' ? VType::Int : p.type == 'f' ? VType::Float : VType::Duration;
+        v.push_back({key, t, 1, 0, {}, p.help});
+      }
     return v;
   }();
   return s;
@@ -216,7 +218,7 @@ Raw check(const Spec& s, Raw r) {
       sim_ns ns = 0;
       if (r.type != VType::Str || !parse_duration(r.s, ns))
         fail(r.where, head + ": must be a duration with a unit (ns, us, ms, s), e.g. \"10ms\"");
-      if (ns < s.lo || ns > s.hi) fail(r.where, head + ": out of range; " + range_text(s));
+      if (s.lo <= s.hi && (ns < s.lo || ns > s.hi)) fail(r.where, head + ": out of range; " + range_text(s));
       r.i = ns;
       r.type = VType::Duration;
       break;
@@ -240,6 +242,48 @@ Raw from_node(const toml::node& n) {
   return r;
 }
 
+// [[workload.task]] tables of workload.kind = "script".
+std::vector<ScriptTask> g_script;
+bool g_script_given = false;
+
+void collect_script(const toml::node& node, const std::string& file) {
+  auto at = [&](const toml::node& n) {
+    return file + ":" + std::to_string(n.source().begin.line) + ":" + std::to_string(n.source().begin.column);
+  };
+  const toml::array* arr = node.as_array();
+  if (!arr || !arr->is_array_of_tables()) fail(at(node), "workload.task: expected [[workload.task]] tables");
+  g_script_given = true;
+  for (const toml::node& tn : *arr) {
+    const toml::table& t = *tn.as_table();
+    ScriptTask st;
+    st.where = at(tn);
+    for (auto&& [k, v] : t) {
+      std::string key(k.str());
+      std::string w = at(v);
+      if (key == "name" && v.is_string()) st.name = v.as_string()->get();
+      else if (key == "cpus" && v.is_string()) {
+        if (!parse_cpulist(v.as_string()->get(), 64, st.cpus)) fail(w, "workload.task.cpus: a cpulist like \"0-1\"");
+      } else if (key == "count" && v.is_integer()) {
+        st.count = static_cast<int>(v.as_integer()->get());
+        if (st.count < 1 || st.count > 1024) fail(w, "workload.task.count: allowed 1 .. 1024");
+      } else if (key == "program" && v.is_array()) {
+        for (const toml::node& line : *v.as_array()) {
+          if (!line.is_string()) fail(at(line), "workload.task.program: each phase is a string, e.g. \"run 100us\"");
+          std::string err = check_script_phase(line.as_string()->get());
+          if (!err.empty()) fail(at(line), "workload.task.program: " + err);
+          st.program.push_back(line.as_string()->get());
+        }
+      } else {
+        fail(w, "workload.task." + key + ": unknown or mistyped; keys: name (string), cpus (cpulist string), count (integer), "
+                "program (array of strings)");
+      }
+    }
+    if (st.name.empty()) fail(st.where, "workload.task: needs a name");
+    if (st.program.empty()) fail(st.where, "workload.task: needs a program");
+    g_script.push_back(st);
+  }
+}
+
 void collect(const toml::table& t, const std::string& prefix, const std::string& file, std::map<std::string, Raw>& out) {
   for (auto&& [k, node] : t) {
     std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
@@ -248,6 +292,10 @@ void collect(const toml::table& t, const std::string& prefix, const std::string&
     if (node.is_table()) {
       if (!is_section(key)) fail(where, "unknown section [" + key + "]; sections: " + join(std::vector<std::string>(std::begin(kSections), std::end(kSections))));
       collect(*node.as_table(), key, file, out);
+      continue;
+    }
+    if (key == "workload.task") {
+      collect_script(node, file);
       continue;
     }
     const Spec* s = find_spec(key);
@@ -299,7 +347,7 @@ struct Values {
 const std::vector<std::string>& workload_kinds() {
   static const std::vector<std::string> k = [] {
     std::vector<std::string> v;
-    for (const auto& [kind, keys] : workload_kind_keys()) v.push_back(kind);
+    for (const auto& kind : workload_kinds_table()) v.push_back(kind.name);
     return v;
   }();
   return k;
@@ -321,6 +369,8 @@ std::vector<std::pair<std::string, std::string>> scenario_keys() {
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& sets) {
   std::map<std::string, Raw> raw;
+  g_script.clear();
+  g_script_given = false;
   Scenario sc;
   sc.source = path.empty() ? "<built-in>" : path;
   if (!path.empty()) {
@@ -494,35 +544,47 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   // workload
   WorkloadSpec& w = sc.workload;
   w.kind = v.s("workload.kind", "pingpong");
+  const WorkloadKind* kind = find_workload_kind(w.kind);
+  std::vector<std::string> kind_keys;
+  for (const auto& p : kind->params) kind_keys.push_back("workload." + p.key);
   for (const auto& [k, r] : raw) {
     if (k.rfind("workload.", 0) != 0 || k == "workload.kind") continue;
-    std::vector<std::string> ok;
-    for (const auto& [kind, keys] : workload_kind_keys())
-      if (kind == w.kind) ok = keys;
-    if (std::find(ok.begin(), ok.end(), k) == ok.end())
-      fail(r.where, k + ": does not apply to workload.kind = \"" + w.kind + "\"; its keys: " + join(ok));
+    if (std::find(kind_keys.begin(), kind_keys.end(), k) == kind_keys.end())
+      fail(r.where, k + ": does not apply to workload.kind = \"" + w.kind + "\"; its keys: " +
+                        (kind_keys.empty() ? std::string("none") : join(kind_keys)));
   }
-  w.tasks = static_cast<int>(v.i("workload.tasks", sc.vcpus));
-  bool nohz_test = w.kind == "nohz_full_test";
-  w.work = v.i("workload.work", w.kind == "periodic" ? 300 * NSEC_PER_USEC : nohz_test ? 10 * NSEC_PER_MSEC : 50 * NSEC_PER_USEC);
-  w.sleep = v.i("workload.sleep", nohz_test ? 100 * NSEC_PER_USEC : 700 * NSEC_PER_USEC);
-  w.cpu = static_cast<int>(v.i("workload.cpu", 2));
-  w.loops = static_cast<int>(v.i("workload.loops", 200));
-  if (nohz_test) {
-    if (w.cpu >= sc.vcpus) fail(v.where("workload.cpu"), "workload.cpu = " + std::to_string(w.cpu) + ": the VM has " + std::to_string(sc.vcpus) + " vCPUs");
-    if (!((g.nohz_full >> w.cpu) & 1ULL))
-      fail(v.where("workload.cpu"), "workload.cpu = " + std::to_string(w.cpu) + ": must be a nohz_full CPU (guest.cmdline nohz_full=...)");
-  }
-  w.jitter = v.f("workload.jitter", 0.1);
-  w.cpu_a = static_cast<int>(v.i("workload.cpu_a", 0));
-  w.cpu_b = static_cast<int>(v.i("workload.cpu_b", 1));
-  if (w.kind == "pingpong") {
-    for (const char* k : {"workload.cpu_a", "workload.cpu_b"}) {
-      int c = static_cast<int>(v.i(k, k[13] == 'a' ? 0 : 1));
-      if (c >= sc.vcpus) fail(v.where(k), std::string(k) + " = " + std::to_string(c) + ": the VM has " + std::to_string(sc.vcpus) + " vCPUs; allowed 0 .. " + std::to_string(sc.vcpus - 1));
+  for (const auto& p : kind->params) {
+    std::string key = "workload." + p.key;
+    double x = p.type == 'f' ? v.f(key, p.dflt) : static_cast<double>(v.i(key, static_cast<std::int64_t>(p.dflt)));
+    if (x < p.lo || x > p.hi) {
+      std::ostringstream o;
+      o << key << " = " << v.at(key).text << ": out of range for " << w.kind << "; allowed ";
+      if (p.type == 'd') o << format_duration(static_cast<sim_ns>(p.lo)) << " .. " << format_duration(static_cast<sim_ns>(p.hi));
+      else o << p.lo << " .. " << p.hi;
+      fail(v.where(key), o.str());
     }
-    if (w.cpu_a == w.cpu_b) fail(v.where("workload.cpu_b"), "workload.cpu_b = " + std::to_string(w.cpu_b) + ": must differ from workload.cpu_a");
+    w.v[p.key] = x;
   }
+  if (w.kind == "script") {
+    if (!g_script_given) fail(sc.source, "workload.kind = \"script\" needs [[workload.task]] tables");
+    w.script = g_script;
+  } else if (g_script_given) {
+    fail(sc.source, "[[workload.task]] tables need workload.kind = \"script\"");
+  }
+  auto cpu_key = [&](const char* key) {
+    if (!w.v.count(key)) return;
+    int c = w.geti(key);
+    if (c >= sc.vcpus)
+      fail(v.where(std::string("workload.") + key), std::string("workload.") + key + " = " + std::to_string(c) + ": the VM has " +
+                                                       std::to_string(sc.vcpus) + " vCPUs; allowed 0 .. " + std::to_string(sc.vcpus - 1));
+  };
+  cpu_key("cpu_a");
+  cpu_key("cpu_b");
+  cpu_key("cpu");
+  if (w.kind == "pingpong" && w.geti("cpu_a") == w.geti("cpu_b"))
+    fail(v.where("workload.cpu_b"), "workload.cpu_b = " + std::to_string(w.geti("cpu_b")) + ": must differ from workload.cpu_a");
+  if (w.kind == "nohz_full_test" && !((g.nohz_full >> w.geti("cpu")) & 1ULL))
+    fail(v.where("workload.cpu"), "workload.cpu = " + std::to_string(w.geti("cpu")) + ": must be a nohz_full CPU (guest.cmdline nohz_full=...)");
 
   // run
   sc.run.duration = v.i("run.duration", NSEC_PER_SEC);
@@ -599,21 +661,20 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   for (const auto& row : guest_cost_rows())
     r.emplace_back("guest.costs." + row.key, v.i("guest.costs." + row.key, static_cast<std::int64_t>(row.value)));
   r.emplace_back("workload.kind", w.kind);
-  if (w.kind == "periodic") {
-    r.emplace_back("workload.tasks", std::int64_t{w.tasks});
-    r.emplace_back("workload.work", format_duration(w.work));
-    r.emplace_back("workload.sleep", format_duration(w.sleep));
-    r.emplace_back("workload.jitter", w.jitter);
-  } else if (w.kind == "nohz_full_test") {
-    r.emplace_back("workload.cpu", std::int64_t{w.cpu});
-    r.emplace_back("workload.work", format_duration(w.work));
-    r.emplace_back("workload.sleep", format_duration(w.sleep));
-    r.emplace_back("workload.loops", std::int64_t{w.loops});
-  } else if (w.kind == "pingpong") {
-    r.emplace_back("workload.work", format_duration(w.work));
-    r.emplace_back("workload.jitter", w.jitter);
-    r.emplace_back("workload.cpu_a", std::int64_t{w.cpu_a});
-    r.emplace_back("workload.cpu_b", std::int64_t{w.cpu_b});
+  for (const auto& p : kind->params) {
+    double x = w.get(p.key);
+    if (p.type == 'd') r.emplace_back("workload." + p.key, format_duration(static_cast<sim_ns>(x)));
+    else if (p.type == 'i') r.emplace_back("workload." + p.key, static_cast<std::int64_t>(x));
+    else r.emplace_back("workload." + p.key, x);
+  }
+  for (std::size_t i = 0; i < w.script.size(); ++i) {
+    std::string pre = "workload.task" + std::to_string(i) + ".";
+    const ScriptTask& st = w.script[i];
+    r.emplace_back(pre + "name", st.name);
+    r.emplace_back(pre + "count", std::int64_t{st.count});
+    std::string prog;
+    for (const auto& l : st.program) prog += (prog.empty() ? "" : "; ") + l;
+    r.emplace_back(pre + "program", prog);
   }
   r.emplace_back("run.duration", format_duration(sc.run.duration));
   r.emplace_back("run.warmup", format_duration(sc.run.warmup));

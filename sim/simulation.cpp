@@ -12,6 +12,7 @@
 #include "guest/workloads.hpp"
 #include "host/kvm.hpp"
 #include "platform/sg_platform.hpp"
+#include "sim/stats.hpp"
 
 namespace vtick {
 
@@ -23,6 +24,13 @@ std::string lower(const char* s) { return s; }
 
 void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, const WorkloadSpec& w) {
   m.counter("workload.ops", static_cast<double>(workload_ops(k, w)));
+  m.gauge("workload.exited_tasks", static_cast<double>(k.exited_tasks));
+  m.gauge("workload.last_exit_ns", static_cast<double>(k.last_exit));
+  if (!k.op_latency.empty()) {
+    std::vector<double> lat(k.op_latency.begin(), k.op_latency.end());
+    m.gauge("workload.op_latency_p50_ns", percentile(lat, 50));
+    m.gauge("workload.op_latency_p99_ns", percentile(lat, 99));
+  }
   const SchedStats& ss = k.sched_stats;
   m.counter("sched.switches", ss.switches);
   m.counter("sched.wakeups_local", ss.wakeups_local);
@@ -232,7 +240,7 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   if (sc.workload.kind == "nohz_full_test") {
     // the series' two checks: one timer queued from a device interrupt on the polling
     // nohz_full CPU, then two timers queued by one interrupt
-    KvmVcpu* target = &vm.vcpu(sc.workload.cpu);
+    KvmVcpu* target = &vm.vcpu(sc.workload.geti("cpu"));
     sim_ns t1 = sc.run.duration - 90 * NSEC_PER_MSEC, t2 = sc.run.duration - 50 * NSEC_PER_MSEC;
     spawn_actor("probe-device", machine->threads.front()->host(), [target, t1, t2] {
       sleep_until(t1);
@@ -252,6 +260,7 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
     while (now() < sc.run.warmup) wait_event(horizon_bell, sc.run.warmup);
     collect(at_warmup, now(), *machine, vm, kernel, sc.workload);
     kernel.wake_latency.clear();
+    kernel.op_latency.clear();
     while (now() < sc.run.duration) wait_event(horizon_bell, sc.run.duration);
     end = now();
     collect(at_end, end, *machine, vm, kernel, sc.workload);
