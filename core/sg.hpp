@@ -72,12 +72,21 @@ bool work_done(const simgrid::s4u::ExecPtr& work);
 void work_cancel(const simgrid::s4u::ExecPtr& work);
 // Runs `ns` of work to completion on `host` (no interruption).
 void execute(simgrid::s4u::Host* host, sim_ns ns);
+
+// Short work is timed at the host's speed when it starts, as a plain wait, instead of a
+// SimGrid Exec (about a third of the events). Its only approximation: a speed change of
+// the SMT sibling in the middle of it is not seen. 0 disables it.
+void set_fast_work_ns(sim_ns ns);
+sim_ns fast_work_ns();
+// The wall duration of `ns` nominal ns on `host` at its current speed.
+sim_ns work_duration(simgrid::s4u::Host* host, sim_ns ns);
 void sleep_until(sim_ns t);
 
 // Counts of the SimGrid-level events the model caused (for the speed report).
 struct SgEventCounts {
-  std::uint64_t waits = 0;
-  std::uint64_t works = 0;
+  std::uint64_t waits = 0;       // wait_event() + sleep_until()
+  std::uint64_t works = 0;       // start_work() + execute()
+  std::uint64_t executes = 0;    // ... of which execute() (uninterruptible host/guest work)
   std::uint64_t rings = 0;
 };
 const SgEventCounts& sg_event_counts();

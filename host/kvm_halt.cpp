@@ -61,6 +61,17 @@ void update_halt_poll_stats(KvmHaltStats& st, sim_ns poll_ns, bool success) {
 
 namespace vtick {
 
+// The "amplifier" of hypotheses.md: extra host work each time a halted vCPU is woken by
+// its own timer, to ask how much a tick wake-up would have to cost to explain a result.
+sim_ns KvmVcpu::tick_wakeup_amplifier() {
+  sim_ns a = vm_.params().tick_wakeup_cost;
+  if (a > 0) {
+    ++st_.amplified_wakeups;
+    st_.amplifier_ns += a;
+  }
+  return a;
+}
+
 // Waits for notifications or the guest timer until `until`, making what arrives pending.
 void KvmVcpu::wait_for_wake(sim_ns until) {
   wait_event(bell_, std::min(until, next_event_time()));
@@ -98,6 +109,7 @@ bool KvmVcpu::kvm_vcpu_block(sim_ns& pending) {
   set_state(VcpuState::Runnable);
   steal_ns_ += hs.wait_until_running(thread_);  // run_delay: runnable until switched in
   pending = c.vcpu_wakeup_ns;  // vcpu_load, hv timer switch: done on the way into the guest
+  if (by_timer) pending += tick_wakeup_amplifier();
   return true;
 }
 
@@ -129,6 +141,8 @@ sim_ns KvmVcpu::kvm_vcpu_halt() {
   }
   sim_ns pending = 0;
   bool waited = false;
+  // the amplifier: a halt ended by the guest's own timer while polling
+  if (woke_in_poll && (irr_ & (1u << static_cast<unsigned>(IrqVector::LocalTimer)))) pending += tick_wakeup_amplifier();
   if (!woke_in_poll) {
     if (plan.keep_cpu) {  // idle reclaim keeps an imminent-timer vCPU spinning: never blocks
       set_state(VcpuState::HaltPoll);

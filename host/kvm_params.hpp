@@ -39,6 +39,7 @@ struct HostParams {
   IoThreadParams iothread;
   sim_ns io_latency = 100000;              // block request service time of the host [EST]
   TimerAwareParams timer_aware;
+  sim_ns tick_wakeup_cost = 0;             // the amplifier: extra host work per timer wake-up of a halted vCPU
   std::string l1d_flush = "never";         // kvm-intel.vmentry_l1d_flush: never | cond | always
   bool mds_clear = false;                  // MDS buffer clearing (VERW) on every VM entry
 };

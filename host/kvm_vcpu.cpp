@@ -216,6 +216,16 @@ sim_ns KvmVcpu::run(sim_ns work) {
     return work;
   }
   if (work <= 0) return 0;
+  // Short work with nothing due before its end: a plain wait (see core/sg.hpp).
+  if (work <= fast_work_ns()) {
+    sim_ns end = now() + work_duration(cur_hw().host(), work);
+    if (next_event_time(true) >= end) {
+      sleep_until(end);
+      process_events(true);
+      if (if_ && irr_) deliver();
+      return 0;
+    }
+  }
   // The guest's work runs as an Exec on the hardware thread; an event cuts it (cancel,
   // keeping what is left) and it restarts, possibly on another hardware thread.
   sim_ns left = work;

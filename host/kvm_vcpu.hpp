@@ -64,6 +64,8 @@ struct VcpuStats {
   std::uint64_t halts_in_guest = 0;    // HLT passed through / WFI not trapped
   std::uint64_t hv_to_sw_timer = 0;    // kvm_lapic_switch_to_sw_timer() on block
   TimerAwareStats aware;
+  std::uint64_t amplified_wakeups = 0;  // timer wake-ups that paid host.tick_wakeup_cost
+  sim_ns amplifier_ns = 0;
   std::uint64_t timer_advance_waits = 0;  // __kvm_wait_lapic_expire() busy-waits
   sim_ns timer_advance_wait_ns = 0;
 };
@@ -131,6 +133,7 @@ class KvmVcpu final : public VirtualCpu {
   sim_ns kvm_vcpu_halt();                 // host/kvm_halt.cpp; returns host work owed before entry
   bool kvm_vcpu_block(sim_ns& pending);
   void wait_for_wake(sim_ns until);
+  sim_ns tick_wakeup_amplifier();
   void exit_to_host(sim_ns handling_ns, std::uint64_t& counter);
   void enter_guest(sim_ns handling = 0);
   sim_ns entry_mitigation();

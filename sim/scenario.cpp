@@ -84,6 +84,7 @@ const std::vector<Spec>& specs() {
         {"host.timer_poll", VType::Str, 1, 0, {"off", "replace", "extend"}, "timer-aware polling (not upstream)"},
         {"host.timer_poll_threshold", VType::Duration, 0, 1e9, {}, "timer-aware polling: guest timer within this"},
         {"host.reclaim", VType::Bool, 1, 0, {}, "idle-vCPU reclaim by guest timer distance (not upstream)"},
+        {"host.tick_wakeup_cost", VType::Duration, 0, 1e6, {}, "amplifier: extra host work per timer wake-up of a halted vCPU"},
         {"host.reclaim_threshold", VType::Duration, 0, 1e9, {}, "idle reclaim: timers further than this release the thread"},
         {"guest.hz", VType::Int, 1, 0, {}, "CONFIG_HZ"},
         {"guest.tick_policy", VType::Str, 1, 0, policy_names(), "idle tick-stop variant"},
@@ -107,6 +108,7 @@ const std::vector<Spec>& specs() {
         {"run.duration", VType::Duration, 1 * US, 3600 * S, {}, "simulated time"},
         {"run.warmup", VType::Duration, 0, 3600 * S, {}, "simulated time before measuring"},
         {"run.seed", VType::Int, 0, 9.0e15, {}, "seed of every random stream"},
+        {"run.fast_work", VType::Duration, 0, 10000, {}, "work up to this long is timed as a wait, not a SimGrid Exec (0: always Exec)"},
     };
     for (const auto& r : arch_table("skylake-sp").rows)
       v.push_back({"host.costs." + r.key, VType::Float, 1, 0, {}, cost_description(r.key)});
@@ -477,6 +479,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   ta.timer_poll_threshold = v.i("host.timer_poll_threshold", 200000);
   ta.reclaim = v.b("host.reclaim", false);
   ta.reclaim_threshold = v.i("host.reclaim_threshold", 1000000);
+  sc.host.tick_wakeup_cost = v.i("host.tick_wakeup_cost", 0);
 
   // guest
   GuestParams& g = sc.guest;
@@ -590,6 +593,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   sc.run.duration = v.i("run.duration", NSEC_PER_SEC);
   sc.run.warmup = v.i("run.warmup", 0);
   sc.run.seed = static_cast<std::uint64_t>(v.i("run.seed", 1));
+  sc.run.fast_work = v.i("run.fast_work", 2000);
   if (sc.run.warmup >= sc.run.duration)
     fail(v.where("run.warmup"), "run.warmup = " + format_duration(sc.run.warmup) + ": must be shorter than run.duration (" + format_duration(sc.run.duration) + ")");
 
@@ -636,6 +640,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   r.emplace_back("host.timer_poll_threshold", format_duration(ta.timer_poll_threshold));
   r.emplace_back("host.reclaim", ta.reclaim);
   r.emplace_back("host.reclaim_threshold", format_duration(ta.reclaim_threshold));
+  r.emplace_back("host.tick_wakeup_cost", format_duration(sc.host.tick_wakeup_cost));
   for (const auto& row : arch_table(sc.shape.arch).rows) {
     double val = v.has("host.costs." + row.key) ? v.f("host.costs." + row.key, row.value) : row.value;
     r.emplace_back("host.costs." + row.key, val);
@@ -679,6 +684,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   r.emplace_back("run.duration", format_duration(sc.run.duration));
   r.emplace_back("run.warmup", format_duration(sc.run.warmup));
   r.emplace_back("run.seed", static_cast<std::int64_t>(sc.run.seed));
+  r.emplace_back("run.fast_work", format_duration(sc.run.fast_work));
   return sc;
 }
 

@@ -100,6 +100,8 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
     m.counter(p + "host.timer_polls", s.aware.timer_polls);
     m.counter(p + "host.reclaims", s.aware.reclaims);
     m.counter(p + "host.keeps", s.aware.keeps);
+    m.counter(p + "host.amplified_wakeups", s.amplified_wakeups);
+    m.counter(p + "host.amplifier_ns", s.amplifier_ns);
     // guest side
     GuestCpu& c = k.cpu(i);
     const TickSchedStats& ts = c.tick().stats();
@@ -200,6 +202,7 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   char* argv[] = {arg0, nullptr};
   sg4::Engine engine(&argc, argv);
   watch_for_deadlock();
+  set_fast_work_ns(sc.run.fast_work);
   set_event_sink(hooks.sink);
 
   std::unique_ptr<Machine> machine = build_machine(sc.shape.cores, sc.shape.threads_per_core, sc.costs);
@@ -276,6 +279,10 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   res.wake_latency_ns.assign(kernel.wake_latency.begin(), kernel.wake_latency.end());
   const SgEventCounts& ev = sg_event_counts();
   res.sg_events = ev.waits + ev.works + ev.rings;
+  res.sg_detail[0] = ev.waits;
+  res.sg_detail[1] = ev.works;
+  res.sg_detail[2] = ev.executes;
+  res.sg_detail[3] = ev.rings;
 
   if (simulation_failed()) {
     res.failed = true;

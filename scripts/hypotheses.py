@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""The hypothesis search of docs/validation.md: for each shape scenario and each
+mechanism setting, runs `vtick compare --policies legacy,got_tick,loehle` and prints the
+throughput deltas with their 95% confidence intervals as a markdown table.
+
+usage: scripts/hypotheses.py [--seeds N] [--duration D] [--only NAME] SCENARIO..."""
+import json, os, subprocess, sys, tempfile
+
+VTICK = os.environ.get("VTICK", "build/cli/vtick")
+
+# Each hypothesis is a list of --set overrides on top of the scenario (upstream KVM).
+HYPOTHESES = [
+    ("upstream", "upstream KVM, host defaults (menu, C6, adaptive polling)", []),
+    ("no-halt-poll", "M2/M3 off: host halt_poll_ns=0", ["host.kvm.halt_poll_ns=0"]),
+    ("c1-only", "M4 off: host C-states limited to C1", ["host.max_cstate=C1"]),
+    ("no-lb", "H6 off: no guest load balancing", ["guest.sched.load_balance=false"]),
+    ("noise", "H7: host noise on the VM's threads (2 threads, 500 Hz, 50 us)",
+     ["host.noise.threads=2", "host.noise.hz=500", "host.noise.work=50us"]),
+    ("no-mitigations", "H8 off: no L1D flush / VERW", ["host.mitigations.l1d_flush=never", "host.mitigations.mds_clear=false"]),
+    ("timer-poll", "H9: poll up to a guest timer within 1 ms", ["host.timer_poll=extend", "host.timer_poll_threshold=1ms"]),
+    ("reclaim", "H9: reclaim vCPUs with far timers, keep near ones spinning (5 ms)",
+     ["host.reclaim=true", "host.reclaim_threshold=5ms"]),
+]
+
+def run(scenario, sets, seeds, duration):
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "c.json")
+        cmd = [VTICK, "compare", scenario, "--policies", "legacy,got_tick,loehle", "--seeds", str(seeds),
+               "--quiet", "--json", out, "--set", "run.duration=" + duration]
+        for s in sets:
+            cmd += ["--set", s]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        return json.load(open(out))
+
+def delta(c, i):
+    base = c["policies"][0]["summary"]["ops_per_s"]
+    p = c["policies"][i]["summary"]["ops_per_s"]
+    d = 100 * (p["mean"] - base["mean"]) / base["mean"]
+    # CI of the difference of means, relative to the baseline mean
+    ci = 100 * (p["ci95"] ** 2 + base["ci95"] ** 2) ** 0.5 / base["mean"]
+    return d, ci
+
+def main():
+    args = sys.argv[1:]
+    seeds, duration, only = 3, "3s", None
+    while args and args[0].startswith("--"):
+        if args[0] == "--seeds": seeds = int(args[1])
+        elif args[0] == "--duration": duration = args[1]
+        elif args[0] == "--only": only = args[1]
+        args = args[2:]
+    print(f"| scenario | hypothesis | legacy ops/s | got_tick vs legacy | loehle vs legacy |")
+    print("|---|---|---|---|---|")
+    for scenario in args:
+        for name, what, sets in HYPOTHESES:
+            if only and name != only:
+                continue
+            c = run(scenario, sets, seeds, duration)
+            base = c["policies"][0]["summary"]["ops_per_s"]["mean"]
+            g, gci = delta(c, 1)
+            l, lci = delta(c, 2)
+            print(f"| {os.path.basename(scenario)} | {name}: {what} | {base:.0f} | {g:+.1f}% +-{gci:.1f} | {l:+.1f}% +-{lci:.1f} |",
+                  flush=True)
+
+main()
