@@ -27,6 +27,7 @@ struct CompareOptions {
   int jobs = 0;  // 0: number of cores
   std::string json_path;
   bool quiet = false;
+  bool ablate = false;
 };
 int cmd_compare(const CompareOptions& o);
 

@@ -1,9 +1,9 @@
-// vtick compare: one scenario under several tick policies, over seeds, side by side.
+// vtick compare: one scenario under several tick policies (or values of any key), over
+// seeds, side by side; with --ablate, again with each mechanism switched off in turn.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <unistd.h>
 
 #include "cli/commands.hpp"
@@ -20,6 +20,36 @@ bool write_file_atomic(const std::string& path, const std::string& text);
 
 using json = nlohmann::ordered_json;
 
+namespace {
+
+struct Group {
+  std::string label;              // "" for the plain comparison, else the mechanism
+  std::vector<std::string> sets;
+};
+
+// The ablations of docs/validation.md: each switches one mechanism off.
+const std::vector<std::pair<std::string, std::string>>& ablations() {
+  static const std::vector<std::pair<std::string, std::string>> a = {
+      {"tick_wakeup_cost", "halting and waking a vCPU costs the host nothing"},
+      {"halt_polling", "no host halt polling"},
+      {"smt", "SMT siblings do not slow each other"},
+      {"cstate_latency", "host C-states exit instantly"},
+      {"load_balancing", "no guest load balancing"},
+      {"timer_write_exits", "guest timer writes do not exit"},
+      {"mitigations", "no VM-entry mitigations"},
+  };
+  return a;
+}
+
+std::string cell(const SampleStats& s, int seeds) {
+  char b[64];
+  if (seeds > 1) std::snprintf(b, sizeof b, "%.1f +-%.1f", s.mean, s.ci95);
+  else std::snprintf(b, sizeof b, "%.1f", s.mean);
+  return b;
+}
+
+}  // namespace
+
 int cmd_compare(const CompareOptions& o) {
   if (o.policies.empty()) {
     std::fprintf(stderr, "vtick: compare: give at least one value to compare\n");
@@ -33,21 +63,31 @@ int cmd_compare(const CompareOptions& o) {
         std::fprintf(stderr, "vtick: --policies: unknown policy '%s'; allowed: %s\n", p.c_str(), allowed.c_str());
         return 2;
       }
+  if (o.ablate && o.policies.size() < 2) {
+    std::fprintf(stderr, "vtick: compare --ablate needs two values to compare (e.g. --policies legacy,got_tick)\n");
+    return 2;
+  }
+  std::vector<Group> groups = {{"", {}}};
+  if (o.ablate)
+    for (const auto& [key, what] : ablations()) groups.push_back({key, {"ablate." + key + "=true"}});
   // Validate every variant in the parent so bad input fails before any fork.
   Scenario base;
   try {
     base = load_scenario(o.scenario, o.sets);
-    for (const auto& v : o.policies) {
-      std::vector<std::string> sets = o.sets;
-      sets.push_back(o.key + "=" + v);
-      load_scenario(o.scenario, sets);
-    }
+    for (const auto& g : groups)
+      for (const auto& v : o.policies) {
+        std::vector<std::string> sets = o.sets;
+        sets.insert(sets.end(), g.sets.begin(), g.sets.end());
+        sets.push_back(o.key + "=" + v);
+        load_scenario(o.scenario, sets);
+      }
   } catch (const InputError& e) {
     std::fprintf(stderr, "vtick: %s\n", e.what());
     return 2;
   }
   const int np = static_cast<int>(o.policies.size());
-  const int n = np * o.seeds;
+  const int per_group = np * o.seeds;
+  const int n = per_group * static_cast<int>(groups.size());
   char tmpl[] = "/tmp/vtick-compare-XXXXXX";
   if (!mkdtemp(tmpl)) {
     std::fprintf(stderr, "vtick: cannot create a temporary directory\n");
@@ -55,10 +95,15 @@ int cmd_compare(const CompareOptions& o) {
   }
   std::string dir = tmpl;
   auto out_path = [&](int i) { return dir + "/run" + std::to_string(i) + ".json"; };
+  auto group_of = [&](int i) { return i / per_group; };
+  auto policy_of = [&](int i) { return (i % per_group) / o.seeds; };
+  auto seed_of = [&](int i) { return base.run.seed + static_cast<std::uint64_t>(i % o.seeds); };
   auto job_sets = [&](int i) {
     std::vector<std::string> sets = o.sets;
-    sets.push_back(o.key + "=" + o.policies[static_cast<size_t>(i / o.seeds)]);
-    sets.push_back("run.seed=" + std::to_string(base.run.seed + static_cast<std::uint64_t>(i % o.seeds)));
+    const Group& g = groups[static_cast<size_t>(group_of(i))];
+    sets.insert(sets.end(), g.sets.begin(), g.sets.end());
+    sets.push_back(o.key + "=" + o.policies[static_cast<size_t>(policy_of(i))]);
+    sets.push_back("run.seed=" + std::to_string(seed_of(i)));
     return sets;
   };
   int finished = 0;
@@ -72,12 +117,14 @@ int cmd_compare(const CompareOptions& o) {
       },
       [&](int i, int rc) {
         ++finished;
-        if (!o.quiet)
-          std::fprintf(stderr, "[%d/%d] %s seed %llu %s\n", finished, n, o.policies[static_cast<size_t>(i / o.seeds)].c_str(),
-                       static_cast<unsigned long long>(base.run.seed + static_cast<std::uint64_t>(i % o.seeds)), rc == 0 ? "done" : "FAILED");
+        if (!o.quiet) {
+          const Group& g = groups[static_cast<size_t>(group_of(i))];
+          std::fprintf(stderr, "[%d/%d] %s%s%s seed %llu %s\n", finished, n, o.policies[static_cast<size_t>(policy_of(i))].c_str(),
+                       g.label.empty() ? "" : " without ", g.label.c_str(), static_cast<unsigned long long>(seed_of(i)),
+                       rc == 0 ? "done" : "FAILED");
+        }
       });
 
-  // Collect summaries: per policy, per headline key, the values over seeds.
   std::vector<json> runs(static_cast<size_t>(n));
   int failures = 0;
   for (int i = 0; i < n; ++i) {
@@ -89,7 +136,8 @@ int cmd_compare(const CompareOptions& o) {
     if (status[static_cast<size_t>(i)] != 0) {
       ++failures;
       std::string err = runs[static_cast<size_t>(i)].is_object() ? runs[static_cast<size_t>(i)]["manifest"].value("error", "") : "no result";
-      std::fprintf(stderr, "vtick: run %s seed %d failed: %s\n", o.policies[static_cast<size_t>(i / o.seeds)].c_str(), i % o.seeds, err.c_str());
+      std::fprintf(stderr, "vtick: run %s seed %llu failed: %s\n", o.policies[static_cast<size_t>(policy_of(i))].c_str(),
+                   static_cast<unsigned long long>(seed_of(i)), err.c_str());
     }
   }
   rmdir(dir.c_str());
@@ -101,27 +149,31 @@ int cmd_compare(const CompareOptions& o) {
   first.measured_ns = runs[0]["manifest"].value("measured_ns", sim_ns{0});
   for (auto& [k, v] : runs[0]["metrics"].items()) first.metrics.counter(k, v.get<double>());
   std::vector<Headline> rows = headlines(base, first);
+  auto stats_of = [&](int g, int p, const std::string& key) {
+    std::vector<double> xs;
+    for (int s = 0; s < o.seeds; ++s) xs.push_back(runs[static_cast<size_t>(g * per_group + p * o.seeds + s)]["summary"].value(key, 0.0));
+    return std::make_pair(sample_stats(xs), xs);
+  };
+  auto delta_pct = [](double a, double b) { return a != 0 ? 100.0 * (b - a) / a : 0.0; };
+
   json out;
   out["scenario"] = base.source;
   out["seeds"] = o.seeds;
   out["first_seed"] = base.run.seed;
-  out["baseline"] = o.policies[0];
   out["varied_key"] = o.key;
+  out["baseline"] = o.policies[0];
   std::vector<std::vector<SampleStats>> st(static_cast<size_t>(np), std::vector<SampleStats>(rows.size()));
   double wall = 0;
+  for (const auto& r : runs) wall += r["manifest"].value("wall_seconds", 0.0);
   for (int p = 0; p < np; ++p) {
     json pj;
     pj["value"] = o.policies[static_cast<size_t>(p)];
     for (std::size_t h = 0; h < rows.size(); ++h) {
-      std::vector<double> xs;
-      for (int s = 0; s < o.seeds; ++s) xs.push_back(runs[static_cast<size_t>(p * o.seeds + s)]["summary"].value(rows[h].key, 0.0));
-      SampleStats ss = sample_stats(xs);
+      auto [ss, xs] = stats_of(0, p, rows[h].key);
       st[static_cast<size_t>(p)][h] = ss;
       pj["summary"][rows[h].key] = {{"mean", ss.mean}, {"stddev", ss.stddev}, {"ci95", ss.ci95}, {"n", ss.n}, {"values", xs}};
-      double base_mean = st[0][h].mean;
-      if (p > 0) pj["delta_pct"][rows[h].key] = base_mean != 0 ? 100.0 * (ss.mean - base_mean) / base_mean : 0.0;
+      if (p > 0) pj["delta_pct"][rows[h].key] = delta_pct(st[0][h].mean, ss.mean);
     }
-    for (int s = 0; s < o.seeds; ++s) wall += runs[static_cast<size_t>(p * o.seeds + s)]["manifest"].value("wall_seconds", 0.0);
     out["policies"].push_back(pj);
   }
   out["config"] = runs[0]["config"];
@@ -139,16 +191,13 @@ int cmd_compare(const CompareOptions& o) {
     bool any = !rows[h].optional;
     for (int p = 0; p < np; ++p) any |= st[static_cast<size_t>(p)][h].mean != 0;
     if (!any) continue;
-    std::printf("  %-44s", (rows[h].label + (rows[h].unit == "1/s" ? "" : " [" + rows[h].unit + "]")).c_str());
+    std::printf("  %-44s", (rows[h].label + (rows[h].unit == "1/s" || rows[h].unit.empty() ? "" : " [" + rows[h].unit + "]")).c_str());
     for (int p = 0; p < np; ++p) {
       const SampleStats& ss = st[static_cast<size_t>(p)][h];
-      char cell[64];
-      if (o.seeds > 1) std::snprintf(cell, sizeof cell, "%.1f +-%.1f", ss.mean, ss.ci95);
-      else std::snprintf(cell, sizeof cell, "%.1f", ss.mean);
-      std::string c = cell;
+      std::string c = cell(ss, o.seeds);
       if (p > 0 && st[0][h].mean != 0) {
         char d[32];
-        std::snprintf(d, sizeof d, " (%+.1f%%)", 100.0 * (ss.mean - st[0][h].mean) / st[0][h].mean);
+        std::snprintf(d, sizeof d, " (%+.1f%%)", delta_pct(st[0][h].mean, ss.mean));
         c += d;
       }
       std::printf(" %24s", c.c_str());
@@ -157,6 +206,35 @@ int cmd_compare(const CompareOptions& o) {
   }
   if (o.seeds > 1) std::printf("\n  mean +- 95%% confidence interval over seeds; (%%) change against %s\n", o.policies[0].c_str());
   else std::printf("\n  (%%) change against %s; one seed: use --seeds N for confidence intervals\n", o.policies[0].c_str());
+
+  if (o.ablate) {
+    // Delta of the workload metric between the first two values, per ablation: what the
+    // difference becomes when one mechanism is switched off, and the share it carried.
+    auto group_delta = [&](int g) {
+      std::vector<double> ds;
+      for (int s = 0; s < o.seeds; ++s) {
+        double a = runs[static_cast<size_t>(g * per_group + s)]["summary"].value("ops_per_s", 0.0);
+        double b = runs[static_cast<size_t>(g * per_group + o.seeds + s)]["summary"].value("ops_per_s", 0.0);
+        ds.push_back(delta_pct(a, b));
+      }
+      return sample_stats(ds);
+    };
+    SampleStats d0 = group_delta(0);
+    std::printf("\n  ablation: %s change of %s/s (%s vs %s) with one mechanism switched off\n", "%", first.ops_name.c_str(),
+                o.policies[1].c_str(), o.policies[0].c_str());
+    std::printf("  %-20s %-44s %18s %10s\n", "switched off", "", "change", "carried");
+    std::printf("  %-20s %-44s %18s %10s\n", "(nothing)", "the model as configured", cell(d0, o.seeds).c_str(), "");
+    for (std::size_t g = 1; g < groups.size(); ++g) {
+      SampleStats d = group_delta(static_cast<int>(g));
+      char carried[32] = "-";
+      if (std::abs(d0.mean) > 1e-9) std::snprintf(carried, sizeof carried, "%.0f%%", 100.0 * (d0.mean - d.mean) / d0.mean);
+      std::printf("  %-20s %-44s %18s %10s\n", groups[g].label.c_str(), ablations()[g - 1].second.c_str(), cell(d, o.seeds).c_str(), carried);
+      out["ablation"].push_back({{"mechanism", groups[g].label},
+                                 {"delta_pct", {{"mean", d.mean}, {"ci95", d.ci95}, {"n", d.n}}},
+                                 {"carried_pct", std::abs(d0.mean) > 1e-9 ? 100.0 * (d0.mean - d.mean) / d0.mean : 0.0}});
+    }
+    out["ablation_baseline_delta_pct"] = {{"mean", d0.mean}, {"ci95", d0.ci95}, {"n", d0.n}};
+  }
   if (!o.json_path.empty() && !write_file_atomic(o.json_path, out.dump(2) + "\n")) {
     std::fprintf(stderr, "vtick: cannot write %s\n", o.json_path.c_str());
     return 2;

@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   c->add_option("--json", cmp.json_path, "write the comparison to FILE");
   c->add_option("--set", cmp.sets, "override a key: section.key=value (repeatable)");
   c->add_flag("--quiet", cmp.quiet, "no progress lines");
+  c->add_flag("--ablate", cmp.ablate, "also rerun with each mechanism switched off in turn (the ablation table)");
 
   try {
     app.parse(argc, argv);

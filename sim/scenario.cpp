@@ -34,7 +34,7 @@ struct Raw {
   std::string where;  // "file:line:col" or "--set"
 };
 
-const char* kSections[] = {"platform",    "host",         "host.kvm",   "host.costs", "host.sched", "host.mitigations", "host.noise",
+const char* kSections[] = {"ablate", "platform",    "host",         "host.kvm",   "host.costs", "host.sched", "host.mitigations", "host.noise",
                            "guest",       "guest.costs",  "guest.nohz", "guest.sched", "guest.timers", "workload", "run"};
 
 std::vector<std::string> policy_names() {
@@ -108,6 +108,13 @@ const std::vector<Spec>& specs() {
         {"run.duration", VType::Duration, 1 * US, 3600 * S, {}, "simulated time"},
         {"run.warmup", VType::Duration, 0, 3600 * S, {}, "simulated time before measuring"},
         {"run.seed", VType::Int, 0, 9.0e15, {}, "seed of every random stream"},
+        {"ablate.tick_wakeup_cost", VType::Bool, 1, 0, {}, "ablation: halting and waking a vCPU costs the host nothing"},
+        {"ablate.halt_polling", VType::Bool, 1, 0, {}, "ablation: no host halt polling"},
+        {"ablate.smt", VType::Bool, 1, 0, {}, "ablation: SMT siblings do not slow each other"},
+        {"ablate.cstate_latency", VType::Bool, 1, 0, {}, "ablation: host C-states exit instantly"},
+        {"ablate.load_balancing", VType::Bool, 1, 0, {}, "ablation: no guest load balancing"},
+        {"ablate.timer_write_exits", VType::Bool, 1, 0, {}, "ablation: guest timer writes do not exit"},
+        {"ablate.mitigations", VType::Bool, 1, 0, {}, "ablation: no VM-entry mitigations"},
         {"run.fast_work", VType::Duration, 0, 10000, {}, "work up to this long is timed as a wait, not a SimGrid Exec (0: always Exec)"},
     };
     for (const auto& r : arch_table("skylake-sp").rows)
@@ -597,6 +604,25 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   if (sc.run.warmup >= sc.run.duration)
     fail(v.where("run.warmup"), "run.warmup = " + format_duration(sc.run.warmup) + ": must be shorter than run.duration (" + format_duration(sc.run.duration) + ")");
 
+  // ablations: a mechanism switched off, outside the documented ranges on purpose
+  if (v.b("ablate.tick_wakeup_cost", false)) {
+    sc.costs.hlt_exit_ns = sc.costs.vcpu_block_ns = sc.costs.vcpu_wakeup_ns = 0;
+    sc.host.tick_wakeup_cost = 0;
+  }
+  if (v.b("ablate.halt_polling", false)) kp.halt_poll_ns = 0;
+  if (v.b("ablate.smt", false)) sc.costs.smt_factor_busy = sc.costs.smt_factor_spin = 1.0;
+  if (v.b("ablate.cstate_latency", false))
+    for (auto& e : sc.costs.cstate_exit_ns) e = 0;
+  if (v.b("ablate.load_balancing", false)) g.sched.load_balance = false;
+  if (v.b("ablate.timer_write_exits", false)) {
+    sc.costs.timer_write_exits = false;
+    sc.costs.guest_timer_write_ns = 0;
+  }
+  if (v.b("ablate.mitigations", false)) {
+    sc.host.l1d_flush = "never";
+    sc.host.mds_clear = false;
+  }
+
   // the resolved configuration, every key with its effective value
   auto& r = sc.resolved;
   r.emplace_back("platform.shape", sc.shape.name);
@@ -685,6 +711,9 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   r.emplace_back("run.warmup", format_duration(sc.run.warmup));
   r.emplace_back("run.seed", static_cast<std::int64_t>(sc.run.seed));
   r.emplace_back("run.fast_work", format_duration(sc.run.fast_work));
+  for (const char* k : {"ablate.tick_wakeup_cost", "ablate.halt_polling", "ablate.smt", "ablate.cstate_latency",
+                        "ablate.load_balancing", "ablate.timer_write_exits", "ablate.mitigations"})
+    r.emplace_back(k, v.b(k, false));
   return sc;
 }
 
