@@ -1,6 +1,7 @@
-// Speed benchmark: the default scenario (2 vCPUs, HZ=1000) for 10 simulated seconds,
-// next to a bare SimGrid timer loop measured in the same run. Prints figures; asserts
-// nothing (speed is measured here, not in tests).
+// Speed benchmark: the default scenario (2 vCPUs, HZ=1000) and the OCI shapes' workloads,
+// with and without running ahead of the clock (run.quantum), next to a bare SimGrid timer
+// loop measured in the same run. Prints figures; asserts nothing (speed is measured
+// here, not in tests). Usage: vtick_bench [duration, default 10s]
 #include <chrono>
 #include <cstdio>
 #include <simgrid/s4u.hpp>
@@ -39,16 +40,18 @@ static void bare_timer_loop(long events) {
   std::printf("bare SimGrid timer loop : %ld sleeps in %.2f s wall = %.0f events per wall second\n", per * 4, wall, per * 4 / wall);
 }
 
-static void model_run(const std::string& policy, const std::string& duration) {
-  Scenario sc = load_scenario(VTICK_SOURCE_DIR "/scenarios/default.toml",
-                              {"guest.tick_policy=" + policy, "run.duration=" + duration});
+static void model_run(const std::string& scenario, const std::string& policy, const std::string& duration,
+                      const std::string& quantum) {
+  std::vector<std::string> sets = {"guest.tick_policy=" + policy, "run.duration=" + duration};
+  if (!quantum.empty()) sets.push_back("run.quantum=" + quantum);
+  Scenario sc = load_scenario(VTICK_SOURCE_DIR "/scenarios/" + scenario, sets);
   RunResult r = run_simulation(sc);
   double sim_s = static_cast<double>(sc.run.duration) * 1e-9;
-  std::printf("vtick default, %-8s : %.0f s simulated in %.2f s wall = %.2f simulated s per wall s; "
-              "%llu SimGrid events = %.0f events per wall second; %.0f %s/s%s\n",
-              policy.c_str(), sim_s, r.wall_seconds, sim_s / r.wall_seconds, static_cast<unsigned long long>(r.sg_events),
-              static_cast<double>(r.sg_events) / r.wall_seconds, r.metrics.get("workload.ops") / sim_s, r.ops_name.c_str(),
-              r.failed ? " FAILED" : "");
+  std::printf("%-36s %-8s quantum %-6s: %4.0f s simulated in %6.2f s wall = %5.2f sim s/wall s; "
+              "%9llu SimGrid events = %7.0f per wall s; %.0f %s/s%s\n",
+              scenario.c_str(), policy.c_str(), quantum.empty() ? "100us" : quantum.c_str(), sim_s, r.wall_seconds,
+              sim_s / r.wall_seconds, static_cast<unsigned long long>(r.sg_events), static_cast<double>(r.sg_events) / r.wall_seconds,
+              r.metrics.get("workload.ops") / sim_s, r.ops_name.c_str(), r.failed ? " FAILED" : "");
 }
 
 // One simulation per process (SimGrid's engine is a singleton).
@@ -69,7 +72,12 @@ int main(int argc, char** argv) {
   std::string duration = argc > 1 ? argv[1] : "10s";
   std::printf("%s\n", version_line().c_str());
   in_child([] { bare_timer_loop(2000000); });
-  in_child([&] { model_run("legacy", duration); });
-  in_child([&] { model_run("got_tick", duration); });
+  for (const char* q : {"", "0ns"}) {
+    in_child([&] { model_run("default.toml", "legacy", duration, q); });
+    in_child([&] { model_run("default.toml", "got_tick", duration, q); });
+    in_child([&] { model_run("oci/standard2.1-oltp.toml", "legacy", duration, q); });
+    in_child([&] { model_run("oci/a1.flex.2-oltp.toml", "legacy", duration, q); });
+    in_child([&] { model_run("oci/standard2.1-sysbench_threads.toml", "legacy", "2s", q); });
+  }
   return 0;
 }

@@ -18,7 +18,58 @@ int Doorbell::token_ = 0;
 
 const SgEventCounts& sg_event_counts() { return g_counts; }
 
-sim_ns now() { return from_seconds(sg4::Engine::get_clock()); }
+// Running ahead (conservative lookahead, as in parallel discrete-event simulation): the
+// running actor may be ahead of the SimGrid clock by g_lag. Actors switch only inside
+// the blocking calls below, each of which first lets the clock catch up (sync_lag), so
+// g_lag always belongs to the running actor. Each other actor's earliest possible wake-up
+// is kept in g_wake (its deadline, a lower bound on its work's end, or the time it was
+// rung); the running actor never runs ahead past any of them, so nobody can act, or
+// observe it, inside the window.
+static sim_ns g_lag = 0;
+static sim_ns g_quantum = 0;
+static std::vector<sim_ns> g_wake;  // by actor pid
+
+sim_ns now() { return from_seconds(sg4::Engine::get_clock()) + g_lag; }
+
+void set_quantum_ns(sim_ns ns) { g_quantum = ns; }
+sim_ns quantum_ns() { return g_quantum; }
+
+static sim_ns& wake_slot(long pid) {
+  auto i = static_cast<std::size_t>(pid);
+  if (i >= g_wake.size()) g_wake.resize(i + 1, KTIME_MAX);
+  return g_wake[i];
+}
+static long self_pid() { return sg4::this_actor::get_pid(); }
+static void blocking_until(sim_ns t) { wake_slot(self_pid()) = t; }
+static void running() { wake_slot(self_pid()) = KTIME_MAX; }
+
+// The earliest the work can end: at the host's fastest pstate.
+static sim_ns work_end_bound(const sg4::ExecPtr& w) {
+  sg4::Host* h = w->get_host();
+  double peak = 0;
+  for (unsigned long i = 0; i < h->get_pstate_count(); ++i) peak = std::max(peak, h->get_pstate_speed(i));
+  return now() + static_cast<sim_ns>(w->get_remaining() * 1e9 / peak);
+}
+
+bool run_ahead(sim_ns ns) {
+  sim_ns end = now() + ns;
+  if (g_lag + ns > g_quantum) return false;
+  for (sim_ns w : g_wake)
+    if (w <= end) return false;
+  g_lag += ns;
+  ++g_counts.run_aheads;
+  return true;
+}
+
+void sync_lag() {
+  if (g_lag == 0) return;
+  sim_ns t = now();
+  g_lag = 0;
+  ++g_counts.waits;
+  blocking_until(t);
+  sg4::this_actor::sleep_until(to_seconds(t));
+  running();
+}
 
 void request_stop() {
   if (g_stopping) return;
@@ -54,7 +105,10 @@ bool simulation_failed() { return g_failed; }
 const std::string& failure_message() { return g_failure; }
 
 void spawn_actor(const std::string& name, sg4::Host* host, std::function<void()> body) {
-  sg4::Actor::create(name, host, [name, body = std::move(body)]() {
+  sg4::ActorPtr a = sg4::Actor::create(name, host, [name, body = std::move(body)]() {
+    struct Done {  // an actor that has ended never wakes again
+      ~Done() { g_lag = 0; running(); }
+    } done;
     try {
       body();
     } catch (const SimulationEnd&) {
@@ -67,6 +121,7 @@ void spawn_actor(const std::string& name, sg4::Host* host, std::function<void()>
       fail_simulation("actor " + name + ": unknown exception");
     }
   });
+  wake_slot(a->get_pid()) = from_seconds(sg4::Engine::get_clock());  // runnable from now
 }
 
 Doorbell::Doorbell(const std::string& name)
@@ -80,40 +135,67 @@ Doorbell::~Doorbell() {
 }
 
 void Doorbell::ring() {
-  if (rung_) return;
+  sim_ns t = now();  // a ringer running ahead rings at its own time, not the clock's
+  if (rung_) {
+    due_ = std::min(due_, t);
+    return;
+  }
   rung_ = true;
+  due_ = t;
+  if (owner_ >= 0) wake_slot(owner_) = std::min(wake_slot(owner_), t);
   ++g_counts.rings;
   mb_->put_init(&token_, 0)->detach();
 }
 
 Woken wait_event(Doorbell& bell, const sg4::ExecPtr& work, sim_ns deadline) {
-  ++g_counts.waits;
-  if (!*bell.get_) *bell.get_ = bell.mb_->get_async<void>(&bell.slot_);
-  std::vector<sg4::ActivityPtr> acts;
-  if (work) acts.push_back(work);
-  acts.push_back(*bell.get_);
-  double timeout = -1.0;
-  if (deadline != KTIME_MAX) {
-    sim_ns d = deadline - now();
-    timeout = d > 0 ? to_seconds(d) : 0.0;
+  sync_lag();  // before `work` starts, see start_work()
+  bell.owner_ = self_pid();
+  for (;;) {
+    ++g_counts.waits;
+    std::vector<sg4::ActivityPtr> acts;
+    if (work) acts.push_back(work);
+    sim_ns until = deadline;
+    if (bell.received_) {
+      until = std::min(until, bell.due_);  // a ring from ahead of the clock: due later
+    } else {
+      if (!*bell.get_) *bell.get_ = bell.mb_->get_async<void>(&bell.slot_);
+      acts.push_back(*bell.get_);
+    }
+    double timeout = -1.0;
+    if (until != KTIME_MAX) {
+      sim_ns d = until - now();
+      timeout = d > 0 ? to_seconds(d) : 0.0;
+    }
+    sim_ns bound = until;
+    if (work) bound = std::min(bound, work_end_bound(work));
+    if (bell.received_ || bell.rung_) bound = std::min(bound, bell.due_);
+    blocking_until(bound);
+    ssize_t r = -1;
+    if (acts.empty()) sg4::this_actor::sleep_for(timeout);  // only the due ring to wait for
+    else r = sg4::Activity::wait_any_for(acts, timeout);
+    running();
+    if (g_stopping) {
+      if (work && work->get_state() != sg4::Activity::State::FINISHED) work->cancel();
+      throw SimulationEnd{};
+    }
+    if (work && r == 0) return Woken::WorkDone;
+    if (r >= 0 && !bell.received_) {  // the ring arrived
+      bell.get_->reset();
+      bell.received_ = true;
+    }
+    if (bell.received_ && bell.due_ <= now()) {
+      bell.received_ = false;
+      bell.rung_ = false;
+      return Woken::Bell;
+    }
+    if (r < 0 && !(bell.received_ && bell.due_ < deadline)) return Woken::Deadline;
   }
-  ssize_t r = sg4::Activity::wait_any_for(acts, timeout);
-  if (g_stopping) {
-    if (work && work->get_state() != sg4::Activity::State::FINISHED) work->cancel();
-    throw SimulationEnd{};
-  }
-  if (work && r == 0) return Woken::WorkDone;
-  if (r >= 0) {
-    bell.get_->reset();
-    bell.rung_ = false;
-    return Woken::Bell;
-  }
-  return Woken::Deadline;
 }
 
 Woken wait_event(Doorbell& bell, sim_ns deadline) { return wait_event(bell, sg4::ExecPtr(), deadline); }
 
 sg4::ExecPtr start_work(sg4::Host* host, sim_ns ns) {
+  sync_lag();  // the Exec starts at the actor's time
   ++g_counts.works;
   sg4::ExecPtr e = sg4::this_actor::exec_init(static_cast<double>(ns));
   e->set_host(host);
@@ -136,20 +218,29 @@ sim_ns work_duration(sg4::Host* host, sim_ns ns) {
 void execute(sg4::Host* host, sim_ns ns) {
   if (ns <= 0) return;
   if (ns <= g_fast_ns) {
-    sleep_until(now() + work_duration(host, ns));
+    sim_ns d = work_duration(host, ns);
+    if (!run_ahead(d)) sleep_until(now() + d);
     return;
   }
+  sync_lag();
   ++g_counts.works;
   ++g_counts.executes;
   sg4::ExecPtr e = sg4::this_actor::exec_init(static_cast<double>(ns));
   e->set_host(host);
+  e->start();
+  blocking_until(work_end_bound(e));
   e->wait();
+  running();
   check_stop();
 }
 
 void sleep_until(sim_ns t) {
+  t = std::max(t, now());
+  g_lag = 0;
   ++g_counts.waits;
+  blocking_until(t);
   sg4::this_actor::sleep_until(to_seconds(t));
+  running();
   check_stop();
 }
 

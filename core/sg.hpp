@@ -9,7 +9,7 @@
 
 namespace vtick {
 
-sim_ns now();  // the SimGrid clock in model nanoseconds
+sim_ns now();  // the calling actor's time in model nanoseconds (see run_ahead())
 
 // Runs `body` as a SimGrid actor on `host`. An exception escaping the body does not
 // abort the process: it is recorded as the run's failure and the simulation stops.
@@ -53,7 +53,10 @@ class Doorbell {
   simgrid::s4u::Mailbox* mb_;
   simgrid::s4u::CommPtr* get_;  // the owner's pending receive
   void* slot_ = nullptr;
-  bool rung_ = false;
+  bool rung_ = false;      // rung since the owner last saw it
+  bool received_ = false;  // ... and the owner's receive has completed
+  sim_ns due_ = 0;         // the (earliest) ring's time
+  long owner_ = -1;        // pid of the actor that waits on it
   static int token_;
 };
 
@@ -82,12 +85,26 @@ sim_ns fast_work_ns();
 sim_ns work_duration(simgrid::s4u::Host* host, sim_ns ns);
 void sleep_until(sim_ns t);
 
+// Running ahead (conservative lookahead): an actor whose next short step cannot be
+// interrupted before it ends moves its own time on without a SimGrid event, when no other
+// actor can wake before the step's end (their deadlines, work and rings are tracked), and
+// never more than `quantum` ahead of the clock. Its next blocking call lets the clock
+// catch up. 0 disables it.
+void set_quantum_ns(sim_ns ns);
+sim_ns quantum_ns();
+bool run_ahead(sim_ns ns);  // true: the caller's time moved on by ns
+// Lets the clock catch up with the calling actor. No other actor acts meanwhile (none
+// can wake before the actor's time), so it may be called anywhere; needed before a
+// change SimGrid applies at the clock's time (a host's speed).
+void sync_lag();
+
 // Counts of the SimGrid-level events the model caused (for the speed report).
 struct SgEventCounts {
   std::uint64_t waits = 0;       // wait_event() + sleep_until()
   std::uint64_t works = 0;       // start_work() + execute()
   std::uint64_t executes = 0;    // ... of which execute() (uninterruptible host/guest work)
   std::uint64_t rings = 0;
+  std::uint64_t run_aheads = 0;  // short steps timed by run_ahead(), no event
 };
 const SgEventCounts& sg_event_counts();
 

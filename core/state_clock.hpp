@@ -16,7 +16,10 @@ class StateClock {
   static constexpr std::size_t N = static_cast<std::size_t>(State::Count);
 
   void start(State s, sim_ns now) { cur_ = s; since_ = now; }
+  // An actor running ahead of the clock (core/sg.hpp run_ahead) may have stamped the
+  // last transition a little later than another actor's `now`: time does not go back.
   void enter(State s, sim_ns now) {
+    if (now < since_) now = since_;
     total_[static_cast<std::size_t>(cur_)] += now - since_;
     cur_ = s;
     since_ = now;
@@ -26,7 +29,7 @@ class StateClock {
   // Totals as of `now`, counting the open interval of the current state.
   std::array<sim_ns, N> totals(sim_ns now) const {
     auto t = total_;
-    t[static_cast<std::size_t>(cur_)] += now - since_;
+    if (now > since_) t[static_cast<std::size_t>(cur_)] += now - since_;
     return t;
   }
 

@@ -220,7 +220,7 @@ sim_ns KvmVcpu::run(sim_ns work) {
   if (work <= fast_work_ns()) {
     sim_ns end = now() + work_duration(cur_hw().host(), work);
     if (next_event_time(true) >= end) {
-      sleep_until(end);
+      if (!run_ahead(end - now())) sleep_until(end);
       process_events(true);
       if (if_ && irr_) deliver();
       return 0;

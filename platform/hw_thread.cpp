@@ -1,5 +1,6 @@
 #include "platform/hw_thread.hpp"
 
+#include "core/sg.hpp"
 #include <simgrid/s4u/Host.hpp>
 
 namespace vtick {
@@ -45,7 +46,10 @@ void HwThread::set_activity(HwActivity a, sim_ns now) {
   clock_.enter(a, now);
   if (sibling_) {
     sibling_->sibling_changed(now);
-    if (pstate_for(old) != pstate_for(a)) sibling_->host_->set_pstate(pstate_for(a));
+    if (pstate_for(old) != pstate_for(a)) {
+      sync_lag();  // SimGrid changes the speed at the clock's time: bring it to ours
+      sibling_->host_->set_pstate(pstate_for(a));
+    }
   }
 }
 

@@ -116,6 +116,7 @@ const std::vector<Spec>& specs() {
         {"ablate.timer_write_exits", VType::Bool, 1, 0, {}, "ablation: guest timer writes do not exit"},
         {"ablate.mitigations", VType::Bool, 1, 0, {}, "ablation: no VM-entry mitigations"},
         {"run.fast_work", VType::Duration, 0, 10000, {}, "work up to this long is timed as a wait, not a SimGrid Exec (0: always Exec)"},
+        {"run.quantum", VType::Duration, 0, 1000000, {}, "short work runs ahead of the SimGrid clock without an event, never past another actor's next possible wake-up, at most this far (0: off)"},
     };
     for (const auto& r : arch_table("skylake-sp").rows)
       v.push_back({"host.costs." + r.key, VType::Float, 1, 0, {}, cost_description(r.key)});
@@ -601,6 +602,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   sc.run.warmup = v.i("run.warmup", 0);
   sc.run.seed = static_cast<std::uint64_t>(v.i("run.seed", 1));
   sc.run.fast_work = v.i("run.fast_work", 2000);
+  sc.run.quantum = v.i("run.quantum", 100000);
   if (sc.run.warmup >= sc.run.duration)
     fail(v.where("run.warmup"), "run.warmup = " + format_duration(sc.run.warmup) + ": must be shorter than run.duration (" + format_duration(sc.run.duration) + ")");
 
@@ -711,6 +713,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   r.emplace_back("run.warmup", format_duration(sc.run.warmup));
   r.emplace_back("run.seed", static_cast<std::int64_t>(sc.run.seed));
   r.emplace_back("run.fast_work", format_duration(sc.run.fast_work));
+  r.emplace_back("run.quantum", format_duration(sc.run.quantum));
   for (const char* k : {"ablate.tick_wakeup_cost", "ablate.halt_polling", "ablate.smt", "ablate.cstate_latency",
                         "ablate.load_balancing", "ablate.timer_write_exits", "ablate.mitigations"})
     r.emplace_back(k, v.b(k, false));

@@ -26,6 +26,7 @@ struct RunSpec {
   sim_ns warmup = 0;
   std::uint64_t seed = 1;
   sim_ns fast_work = 2000;
+  sim_ns quantum = 100000;
 };
 
 using ConfigScalar = std::variant<std::int64_t, double, bool, std::string>;

@@ -203,6 +203,7 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   sg4::Engine engine(&argc, argv);
   watch_for_deadlock();
   set_fast_work_ns(sc.run.fast_work);
+  set_quantum_ns(sc.run.quantum);
   set_event_sink(hooks.sink);
 
   std::unique_ptr<Machine> machine = build_machine(sc.shape.cores, sc.shape.threads_per_core, sc.costs);
@@ -283,6 +284,7 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   res.sg_detail[1] = ev.works;
   res.sg_detail[2] = ev.executes;
   res.sg_detail[3] = ev.rings;
+  res.sg_detail[4] = ev.run_aheads;
 
   if (simulation_failed()) {
     res.failed = true;

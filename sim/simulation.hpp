@@ -18,7 +18,7 @@ struct RunResult {
   std::vector<double> wake_latency_ns;  // guest task wake-up latencies in the window
   double wall_seconds = 0;
   std::uint64_t sg_events = 0; // SimGrid waits + executions + notifications
-  std::uint64_t sg_detail[4] = {0, 0, 0, 0};  // waits, works, executes, rings
+  std::uint64_t sg_detail[5] = {0, 0, 0, 0, 0};  // waits, works, executes, rings, run_aheads
   bool failed = false;
   std::string error;
 };

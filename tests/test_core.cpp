@@ -101,3 +101,36 @@ TEST_CASE("an exception inside an actor fails the run with its message, no abort
   CHECK(r.error.find("model invariant broken") != std::string::npos);
   CHECK(r.error.find("thrower") != std::string::npos);
 }
+
+TEST_CASE("running ahead stops at another actor's wake-up, and a ring from ahead lands at the ringer's time") {
+  int argc = 1;
+  char a0[] = "t";
+  char* argv[] = {a0, nullptr};
+  simgrid::s4u::Engine e(&argc, argv);
+  auto m = build_machine(1, 2, arch_table("altra").costs);
+  set_quantum_ns(100 * NSEC_PER_USEC);
+  Doorbell& bell = *new Doorbell("sleeper-bell");  // outlives the engine
+  sim_ns woke_by_time = -1, woke_by_bell = -1, clock_at_ring = -1;
+  std::vector<bool> ahead;
+  spawn_actor("sleeper", m->threads[0]->host(), [&] {
+    sleep_until(10 * NSEC_PER_USEC);
+    woke_by_time = now();
+    wait_event(bell, KTIME_MAX);
+    woke_by_bell = now();
+  });
+  spawn_actor("runner", m->threads[1]->host(), [&] {
+    sleep_until(0);  // both actors have started and blocked once
+    for (int i = 0; i < 4; ++i) ahead.push_back(run_ahead(3 * NSEC_PER_USEC));  // 3, 6, 9: the 4th would pass 10
+    sleep_until(now() + 3 * NSEC_PER_USEC);                                     // 12 us
+    ahead.push_back(run_ahead(2 * NSEC_PER_USEC));                              // 14: the sleeper waits for a ring only
+    clock_at_ring = from_seconds(simgrid::s4u::Engine::get_clock());
+    bell.ring();
+    ahead.push_back(run_ahead(1 * NSEC_PER_USEC));  // the rung sleeper may act at 14: no further
+    sleep_until(20 * NSEC_PER_USEC);
+  });
+  e.run();
+  CHECK(ahead == std::vector<bool>{true, true, true, false, true, false});
+  CHECK(woke_by_time == 10 * NSEC_PER_USEC);
+  CHECK(clock_at_ring == 12 * NSEC_PER_USEC);
+  CHECK(woke_by_bell == 14 * NSEC_PER_USEC);
+}
