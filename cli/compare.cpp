@@ -210,29 +210,43 @@ int cmd_compare(const CompareOptions& o) {
   if (o.ablate) {
     // Delta of the workload metric between the first two values, per ablation: what the
     // difference becomes when one mechanism is switched off, and the share it carried.
-    auto group_delta = [&](int g) {
+    auto group_deltas = [&](int g) {
       std::vector<double> ds;
       for (int s = 0; s < o.seeds; ++s) {
         double a = runs[static_cast<size_t>(g * per_group + s)]["summary"].value("ops_per_s", 0.0);
         double b = runs[static_cast<size_t>(g * per_group + o.seeds + s)]["summary"].value("ops_per_s", 0.0);
         ds.push_back(delta_pct(a, b));
       }
-      return sample_stats(ds);
+      return ds;
     };
-    SampleStats d0 = group_delta(0);
+    std::vector<double> base = group_deltas(0);
+    SampleStats d0 = sample_stats(base);
+    // "carried" is the share of a difference that exists: only when the baseline delta
+    // is outside its own confidence interval.
+    bool significant = o.seeds > 1 && std::abs(d0.mean) > d0.ci95;
     std::printf("\n  ablation: %s change of %s/s (%s vs %s) with one mechanism switched off\n", "%", first.ops_name.c_str(),
                 o.policies[1].c_str(), o.policies[0].c_str());
-    std::printf("  %-20s %-44s %18s %10s\n", "switched off", "", "change", "carried");
-    std::printf("  %-20s %-44s %18s %10s\n", "(nothing)", "the model as configured", cell(d0, o.seeds).c_str(), "");
+    std::printf("  %-20s %-44s %18s %18s %8s\n", "switched off", "", "change", "shift [points]", "carried");
+    std::printf("  %-20s %-44s %18s %18s %8s\n", "(nothing)", "the model as configured", cell(d0, o.seeds).c_str(), "", "");
     for (std::size_t g = 1; g < groups.size(); ++g) {
-      SampleStats d = group_delta(static_cast<int>(g));
+      std::vector<double> ds = group_deltas(static_cast<int>(g));
+      SampleStats d = sample_stats(ds);
+      std::vector<double> shift;  // paired by seed: the same seed with and without the mechanism
+      for (std::size_t s = 0; s < ds.size(); ++s) shift.push_back(ds[s] - base[s]);
+      SampleStats sh = sample_stats(shift);
       char carried[32] = "-";
-      if (std::abs(d0.mean) > 1e-9) std::snprintf(carried, sizeof carried, "%.0f%%", 100.0 * (d0.mean - d.mean) / d0.mean);
-      std::printf("  %-20s %-44s %18s %10s\n", groups[g].label.c_str(), ablations()[g - 1].second.c_str(), cell(d, o.seeds).c_str(), carried);
-      out["ablation"].push_back({{"mechanism", groups[g].label},
-                                 {"delta_pct", {{"mean", d.mean}, {"ci95", d.ci95}, {"n", d.n}}},
-                                 {"carried_pct", std::abs(d0.mean) > 1e-9 ? 100.0 * (d0.mean - d.mean) / d0.mean : 0.0}});
+      double carried_pct = significant ? 100.0 * (d0.mean - d.mean) / d0.mean : 0.0;
+      if (significant) std::snprintf(carried, sizeof carried, "%.0f%%", carried_pct);
+      std::printf("  %-20s %-44s %18s %18s %8s\n", groups[g].label.c_str(), ablations()[g - 1].second.c_str(),
+                  cell(d, o.seeds).c_str(), cell(sh, o.seeds).c_str(), carried);
+      json row = {{"mechanism", groups[g].label},
+                            {"delta_pct", {{"mean", d.mean}, {"ci95", d.ci95}, {"n", d.n}}},
+                            {"shift_points", {{"mean", sh.mean}, {"ci95", sh.ci95}, {"n", sh.n}}}};
+      row["carried_pct"] = significant ? json(carried_pct) : json(nullptr);
+      out["ablation"].push_back(std::move(row));
     }
+    if (!significant)
+      std::printf("  carried: -, the difference itself is not significant (|mean| <= its 95%% interval)\n");
     out["ablation_baseline_delta_pct"] = {{"mean", d0.mean}, {"ci95", d0.ci95}, {"n", d0.n}};
   }
   if (!o.json_path.empty() && !write_file_atomic(o.json_path, out.dump(2) + "\n")) {

@@ -3,7 +3,10 @@
 mechanism setting, runs `vtick compare --policies legacy,got_tick,loehle` and prints the
 throughput deltas with their 95% confidence intervals as a markdown table.
 
-usage: scripts/hypotheses.py [--seeds N] [--duration D] [--only NAME] SCENARIO..."""
+With --amplifier LIST (e.g. 100us,300us), runs the amplifier sweep instead: upstream KVM
+plus host.tick_wakeup_cost = each value.
+
+usage: scripts/hypotheses.py [--seeds N] [--duration D] [--only NAME] [--amplifier LIST] SCENARIO..."""
 import json, os, subprocess, sys, tempfile
 
 VTICK = os.environ.get("VTICK", "build/cli/vtick")
@@ -20,6 +23,12 @@ HYPOTHESES = [
     ("timer-poll", "H9: poll up to a guest timer within 1 ms", ["host.timer_poll=extend", "host.timer_poll_threshold=1ms"]),
     ("reclaim", "H9: reclaim vCPUs with far timers, keep near ones spinning (5 ms)",
      ["host.reclaim=true", "host.reclaim_threshold=5ms"]),
+    # combinations
+    ("no-poll+c1", "M2/M3 and M4 off together", ["host.kvm.halt_poll_ns=0", "host.max_cstate=C1"]),
+    ("noise+timer-poll", "H7 and H9 polling together", ["host.noise.threads=2", "host.noise.hz=500", "host.noise.work=50us",
+                                                       "host.timer_poll=extend", "host.timer_poll_threshold=1ms"]),
+    ("noise+reclaim", "H7 and H9 reclaim together", ["host.noise.threads=2", "host.noise.hz=500", "host.noise.work=50us",
+                                                     "host.reclaim=true", "host.reclaim_threshold=5ms"]),
 ]
 
 def run(scenario, sets, seeds, duration):
@@ -42,16 +51,20 @@ def delta(c, i):
 
 def main():
     args = sys.argv[1:]
-    seeds, duration, only = 3, "3s", None
+    seeds, duration, only, amplifier = 3, "3s", None, None
     while args and args[0].startswith("--"):
         if args[0] == "--seeds": seeds = int(args[1])
         elif args[0] == "--duration": duration = args[1]
         elif args[0] == "--only": only = args[1]
+        elif args[0] == "--amplifier": amplifier = args[1].split(",")
         args = args[2:]
     print(f"| scenario | hypothesis | legacy ops/s | got_tick vs legacy | loehle vs legacy |")
     print("|---|---|---|---|---|")
+    hyps = HYPOTHESES
+    if amplifier:
+        hyps = [("amplifier " + a, "upstream + host.tick_wakeup_cost=" + a, ["host.tick_wakeup_cost=" + a]) for a in amplifier]
     for scenario in args:
-        for name, what, sets in HYPOTHESES:
+        for name, what, sets in hyps:
             if only and name != only:
                 continue
             c = run(scenario, sets, seeds, duration)
