@@ -31,4 +31,23 @@ struct CompareOptions {
 };
 int cmd_compare(const CompareOptions& o);
 
+struct SweepOptions {
+  std::string file;
+  std::string out;     // "": results/<sweep file stem>
+  int jobs = 0;        // 0: number of cores
+  int index = -1;      // >= 0: run this grid point only (Slurm arrays)
+  bool list = false;   // print the grid with indices
+  bool resume = false; // run only the points without a result
+  bool collect = false;// only rebuild the tables from the results there
+  bool quiet = false;
+};
+int cmd_sweep(const SweepOptions& o);
+
+struct PlotOptions {
+  std::string dir;                // a vtick sweep --out directory
+  std::vector<std::string> at;    // KEY=VALUE: fix a swept key (default platform.vcpus=2 when swept)
+  std::string policy = "got_tick";// the policy of the delta figure
+};
+int cmd_plot(const PlotOptions& o);
+
 }  // namespace vtick

@@ -51,6 +51,23 @@ int main(int argc, char** argv) {
   c->add_flag("--quiet", cmp.quiet, "no progress lines");
   c->add_flag("--ablate", cmp.ablate, "also rerun with each mechanism switched off in turn (the ablation table)");
 
+  SweepOptions sw;
+  auto* w = app.add_subcommand("sweep", "run the grid of a sweep file (axes of scenario keys) and tabulate it with statistics");
+  w->add_option("sweep", sw.file, "sweep file (TOML): scenario, [set], [axes], [[zip]], [[exclude]]")->required();
+  w->add_option("--out", sw.out, "results directory (default: results/<sweep file name>)");
+  w->add_option("--jobs", sw.jobs, "parallel processes (default: cores)")->check(CLI::Range(1, 256));
+  w->add_option("--index", sw.index, "run grid point N only (e.g. $SLURM_ARRAY_TASK_ID); see --list")->check(CLI::NonNegativeNumber);
+  w->add_flag("--list", sw.list, "print the grid points with their indices and exit");
+  w->add_flag("--resume", sw.resume, "run only the points without a complete result in --out");
+  w->add_flag("--collect", sw.collect, "run nothing: rebuild runs.csv, summary.csv, delta.csv from the results in --out");
+  w->add_flag("--quiet", sw.quiet, "no progress");
+
+  PlotOptions po;
+  auto* pl = app.add_subcommand("plot", "draw a sweep's figures (SVG and PNG, with gnuplot) into DIR/plots");
+  pl->add_option("dir", po.dir, "a vtick sweep --out directory")->required();
+  pl->add_option("--at", po.at, "KEY=VALUE: fix a swept key in the per-HZ figures (default platform.vcpus=2 when swept)");
+  pl->add_option("--policy", po.policy, "the policy of the change-by-vCPU-count figure (default got_tick)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -65,6 +82,8 @@ int main(int argc, char** argv) {
     }
     if (*v) return cmd_validate(vscenario, vsets);
     if (*l) return cmd_list(what);
+    if (*w) return cmd_sweep(sw);
+    if (*pl) return cmd_plot(po);
     if (*c) {
       if (policies.empty() && vary.empty()) {
         std::fprintf(stderr, "vtick compare: give --policies a,b,... or --vary KEY=V1,V2,...\n");

@@ -3,7 +3,8 @@
 set -euo pipefail
 PKGS=(cmake make g++ pkg-config ccache git
       libsimgrid-dev libboost-graph-dev libspdlog-dev libfmt-dev catch2
-      nlohmann-json3-dev libcli11-dev libtomlplusplus-dev)
+      nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
+      gnuplot-nox)  # vtick plot
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

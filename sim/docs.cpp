@@ -4,6 +4,8 @@
 
 #include "guest/params.hpp"
 #include "guest/tick_policy.hpp"
+#include "guest/workloads.hpp"
+#include "core/time.hpp"
 #include "platform/arch.hpp"
 #include "sim/scenario.hpp"
 
@@ -35,6 +37,17 @@ std::string parameter_tables_markdown() {
     o << "| `" << r.key << "` | " << num(r.value) << " | " << num(r.lo) << " .. " << num(r.hi) << " | " << r.unit << " | " << r.source << " |\n";
   o << "\n### Tick policies (`guest.tick_policy`)\n\n| name | origin |\n|---|---|\n";
   for (const auto& p : tick_policies()) o << "| `" << p.name << "` | " << p.origin << " |\n";
+  o << "\n### Workloads (`[workload]`, `kind = ...`)\n\n"
+       "[EST] marks an estimate; every value may be set anywhere in its range.\n";
+  for (const auto& k : workload_kinds_table()) {
+    o << "\n#### `" << k.name << "` (metric: " << k.ops_name << "/s)\n\n" << k.description << "\n";
+    if (k.params.empty()) continue;
+    o << "\n| key | default | range | meaning |\n|---|---|---|---|\n";
+    for (const auto& p : k.params) {
+      auto val = [&](double v) { return p.type == 'd' ? format_duration(static_cast<sim_ns>(v)) : num(v); };
+      o << "| `" << p.key << "` | " << val(p.dflt) << " | " << val(p.lo) << " .. " << val(p.hi) << " | " << p.help << " |\n";
+    }
+  }
   o << "\n### Scenario keys\n\n| key | type and meaning |\n|---|---|\n";
   for (const auto& [k, d] : scenario_keys())
     if (k.rfind("host.costs.", 0) != 0 && k.rfind("guest.costs.", 0) != 0) o << "| `" << k << "` | " << d << " |\n";

@@ -1,0 +1,170 @@
+// vtick sweep: the grid, one point by index, and a sweep killed midway and resumed giving
+// the same tables as one that never stopped.
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <csignal>
+#include <dirent.h>
+#include <fstream>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+#include "helpers.hpp"
+
+using namespace vtick;
+
+namespace {
+
+std::string sweep_file(const std::string& name, const std::string& body) {
+  std::string path = test::temp_path(name);
+  std::ofstream(path) << "scenario = \"" VTICK_SOURCE_DIR "/scenarios/default.toml\"\n" << body;
+  return path;
+}
+
+const char* kGrid =
+    "[set]\n\"run.duration\" = \"300ms\"\n"
+    "[axes]\n\"guest.hz\" = [250, 1000]\n\"guest.tick_policy\" = [\"legacy\", \"got_tick\"]\n\"run.seed\" = \"1..3\"\n"
+    "[[exclude]]\n\"guest.hz\" = 250\n\"guest.tick_policy\" = \"got_tick\"\n";
+
+int count_results(const std::string& dir) {
+  int n = 0;
+  if (DIR* d = opendir((dir + "/runs").c_str())) {
+    while (dirent* e = readdir(d)) {
+      std::string s = e->d_name;
+      n += s.size() == 11 && s.substr(6) == ".json";
+    }
+    closedir(d);
+  }
+  return n;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> v;
+  std::size_t a = 0, b;
+  while ((b = text.find('\n', a)) != std::string::npos) {
+    v.push_back(text.substr(a, b - a));
+    a = b + 1;
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("sweep --list: the product of the axes minus exclusions, run.seed fastest") {
+  auto r = test::run_cli("sweep " + sweep_file("g.toml", kGrid) + " --list");
+  REQUIRE(r.status == 0);
+  auto l = lines(r.output);
+  REQUIRE(l.size() == 9);  // 2 hz x 2 policies x 3 seeds, minus 250 Hz got_tick (3)
+  CHECK(l[0] == "0 guest.hz=250 guest.tick_policy=legacy run.seed=1");
+  CHECK(l[2] == "2 guest.hz=250 guest.tick_policy=legacy run.seed=3");
+  CHECK(l[3] == "3 guest.hz=1000 guest.tick_policy=legacy run.seed=1");
+  CHECK(l[8] == "8 guest.hz=1000 guest.tick_policy=got_tick run.seed=3");
+}
+
+TEST_CASE("sweep --index N runs exactly that point") {
+  std::string dir = test::temp_path("one");
+  auto r = test::run_cli("sweep " + sweep_file("g.toml", kGrid) + " --out " + dir + " --index 7 --quiet");
+  REQUIRE(r.status == 0);
+  CHECK(count_results(dir) == 1);
+  std::string j = test::read_file(dir + "/runs/000007.json");
+  CHECK(j.find("\"tick_policy\": \"got_tick\"") != std::string::npos);
+  CHECK(j.find("\"seed\": 2") != std::string::npos);
+  CHECK(test::run_cli("sweep " + sweep_file("g.toml", kGrid) + " --out " + dir + " --index 9").status == 2);
+}
+
+TEST_CASE("a sweep killed midway and resumed gives the tables of an uninterrupted one") {
+  std::string file = sweep_file("g.toml", kGrid);
+  std::string whole = test::temp_path("whole"), cut = test::temp_path("cut");
+  REQUIRE(test::run_cli("sweep " + file + " --out " + whole + " --quiet").status == 0);
+
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    execl(VTICK_BIN, "vtick", "sweep", file.c_str(), "--out", cut.c_str(), "--jobs", "1", "--quiet", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  auto t0 = std::chrono::steady_clock::now();
+  while (count_results(cut) < 3 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  kill(-pid, SIGKILL);  // the sweep and the run in flight, without warning
+  int st;
+  waitpid(pid, &st, 0);
+  int before = count_results(cut);
+  REQUIRE(before >= 3);
+  REQUIRE(before < 9);
+
+  CHECK(test::run_cli("sweep " + file + " --out " + cut + " --quiet").status == 2);  // not without --resume
+  auto r = test::run_cli("sweep " + file + " --out " + cut + " --resume");
+  REQUIRE(r.status == 0);
+  CHECK(r.output.find(std::to_string(9 - before) + " to run") != std::string::npos);  // nothing run twice
+  for (const char* t : {"/runs.csv", "/summary.csv", "/delta.csv"}) {
+    INFO(t);
+    CHECK(test::read_file(cut + t) == test::read_file(whole + t));
+  }
+  auto rows = lines(test::read_file(cut + "/runs.csv"));
+  CHECK(rows.size() == 10);  // header + every point once
+}
+
+TEST_CASE("sweep: bad input names the file, line and what is allowed") {
+  auto bad = [](const std::string& body) { return test::run_cli("sweep " + sweep_file("b.toml", body) + " --list"); };
+  auto r = bad("[axes]\n\"guest.hzz\" = [250]\n");
+  CHECK(r.status == 2);
+  CHECK(r.output.find("b.toml:3:") != std::string::npos);
+  CHECK(r.output.find("unknown scenario key 'guest.hzz'") != std::string::npos);
+  r = bad("[axes]\n\"guest.hz\" = [250, 7]\n");
+  CHECK(r.status == 2);
+  CHECK(r.output.find("guest.hz = 7") != std::string::npos);
+  r = bad("[[zip]]\n\"platform.shape\" = [\"VM.Standard2.1\", \"VM.Standard2.2\"]\n\"platform.vcpus\" = [2]\n");
+  CHECK(r.status == 2);
+  CHECK(r.output.find("same length") != std::string::npos);
+  r = bad("[axes]\n\"guest.hz\" = [250]\n[[exclude]]\n\"guest.tick_policy\" = \"legacy\"\n");
+  CHECK(r.status == 2);
+  CHECK(r.output.find("not a swept key") != std::string::npos);
+  r = bad("[axes]\n\"guest.hz\" = [250]\n[axis]\n");
+  CHECK(r.status == 2);
+  CHECK(r.output.find("unknown entry 'axis'") != std::string::npos);
+  r = bad("[axes]\n\"platform.vcpus\" = [2, 64]\n");  // more vCPUs than the shape has
+  CHECK(r.status == 2);
+  CHECK(r.output.find("platform.vcpus") != std::string::npos);
+}
+
+TEST_CASE("sweep: [[zip]] keys vary together and the grid cannot change under a results directory") {
+  std::string file = sweep_file("z.toml",
+                                "[set]\n\"run.duration\" = \"100ms\"\n[[zip]]\n\"platform.shape\" = [\"VM.Standard2.1\", \"VM.Standard2.2\"]\n"
+                                "\"platform.vcpus\" = [2, 4]\n");
+  auto r = test::run_cli("sweep " + file + " --list");
+  REQUIRE(r.status == 0);
+  CHECK(lines(r.output) == std::vector<std::string>{"0 platform.shape=VM.Standard2.1 platform.vcpus=2",
+                                                     "1 platform.shape=VM.Standard2.2 platform.vcpus=4"});
+  std::string dir = test::temp_path("zip");
+  REQUIRE(test::run_cli("sweep " + file + " --out " + dir + " --quiet").status == 0);
+  std::string other = sweep_file("z.toml", "[set]\n\"run.duration\" = \"100ms\"\n[axes]\n\"guest.hz\" = [250]\n");
+  r = test::run_cli("sweep " + other + " --out " + dir + " --resume");
+  CHECK(r.status == 2);
+  CHECK(r.output.find("another grid") != std::string::npos);
+}
+
+TEST_CASE("vtick plot draws a sweep's figures as SVG and PNG") {
+  std::string file = sweep_file("p.toml",
+                                "[set]\n\"run.duration\" = \"100ms\"\n\"workload.kind\" = \"periodic\"\n[axes]\n\"guest.hz\" = [250, 1000]\n"
+                                "\"guest.tick_policy\" = [\"legacy\", \"got_tick\"]\n\"run.seed\" = \"1..2\"\n"
+                                "[[zip]]\n\"platform.shape\" = [\"VM.Standard2.1\", \"VM.Standard2.1\"]\n\"platform.vcpus\" = [1, 2]\n");
+  std::string dir = test::temp_path("plot");
+  REQUIRE(test::run_cli("sweep " + file + " --out " + dir + " --quiet").status == 0);
+  auto r = test::run_cli("plot " + dir);
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  for (const char* f : {"ops_vs_hz", "exits_halt_poll_vs_hz", "delta_vs_vcpus"}) {
+    INFO(f);
+    std::string svg = test::read_file(dir + "/plots/" + f + ".svg");
+    std::string png = test::read_file(dir + "/plots/" + f + ".png");
+    CHECK(svg.find("<svg") != std::string::npos);
+    CHECK(svg.find("</svg>") != std::string::npos);
+    CHECK(svg.find("got_tick") != std::string::npos);  // underscores printed as such, not as subscripts
+    CHECK(png.substr(0, 4) == "\x89PNG");
+  }
+  CHECK(test::read_file(dir + "/plots/ops_vs_hz.svg").find("legacy") != std::string::npos);
+  CHECK(test::run_cli("plot " + test::temp_path("nowhere")).status == 2);
+  CHECK(test::run_cli("plot " + dir + " --at guest.nope=1").status == 2);
+}
