@@ -144,12 +144,12 @@ sim_ns KvmVcpu::kvm_vcpu_halt() {
   // the amplifier: a halt ended by the guest's own timer while polling
   if (woke_in_poll && (irr_ & (1u << static_cast<unsigned>(IrqVector::LocalTimer)))) pending += tick_wakeup_amplifier();
   if (!woke_in_poll) {
-    if (plan.keep_cpu) {  // idle reclaim keeps an imminent-timer vCPU spinning: never blocks
+    if (plan.keep_cpu) {  // idle reclaim keeps an imminent-timer vCPU spinning...
       set_state(VcpuState::HaltPoll);
-      while (!kvm_vcpu_check_block()) wait_for_wake(KTIME_MAX);
-    } else {
-      waited = kvm_vcpu_block(pending);
+      while (!kvm_vcpu_check_block() && vm_.sched().single_task_running(thread_)) wait_for_wake(KTIME_MAX);
     }
+    // ... until another host task wants the CPU, as kvm_vcpu_can_poll() would stop a poll
+    if (!kvm_vcpu_check_block()) waited = kvm_vcpu_block(pending);
   }
   sim_ns cur = now();
   if (waited) st_.halt.halt_wait_ns += cur - poll_end;
