@@ -49,7 +49,9 @@ const std::pair<const char*, Style> kSliceStyles[] = {
     {"hw.halt_poll", {"#f0ad4e", "pCPU: KVM halt-polling"}},
     {"hw.guest_poll", {"#9b59b6", "pCPU: guest polling"}},
     {"hw.host_thread", {"#5bc0de", "pCPU: host thread"}},
-    {"hw.idle", {"#e4e4e4", "pCPU: idle (C-state)"}},
+    {"hw.idle_c1", {"#d9d9d9", "pCPU: idle, C1 requested"}},
+    {"hw.idle_c1e", {"#e6e6e6", "pCPU: idle, C1E requested"}},
+    {"hw.idle_c6", {"#f2f2f2", "pCPU: idle, C6 requested"}},
     {"kvm.guest", {"#4c9f4c", "vCPU thread: guest mode"}},
     {"kvm.exit", {"#d9534f", "vCPU thread: exit, block, wake-up paths"}},
     {"kvm.halt_poll", {"#f0ad4e", "vCPU thread: halt-polling"}},
@@ -95,6 +97,30 @@ const char* mark_color(const std::string& name) {
   for (const auto& [n, c] : kMarkColors)
     if (name == n) return c;
   return fallback_color(name);
+}
+
+// Whether white text reads better than black on `hex` ("#rrggbb").
+bool dark(const char* hex) {
+  unsigned r = 0, g = 0, b = 0;
+  std::sscanf(hex, "#%2x%2x%2x", &r, &g, &b);
+  return 299 * r + 587 * g + 114 * b < 140000;
+}
+
+// The slice's name, or a shorter form that fits `width` px ("kvm_exit MSR_WRITE
+// TSC_DEADLINE" -> "MSR_WRITE TSC_DEADLINE" -> "TSC_DEADLINE", "vCPU1 halt-poll" ->
+// "halt-poll"); empty when none fits.
+std::string short_label(const std::string& name, double width) {
+  auto fits = [&](const std::string& s) { return width >= 5.5 * static_cast<double>(s.size()) + 6; };
+  std::vector<std::string> forms{name};
+  if (name.rfind("kvm_exit ", 0) == 0) {
+    forms.push_back(name.substr(9));
+    forms.push_back(name.substr(name.rfind(' ') + 1));
+  } else if (name.rfind("vCPU", 0) == 0 && name.find(' ') != std::string::npos) {
+    forms.push_back(name.substr(name.find(' ') + 1));
+  }
+  for (const auto& f : forms)
+    if (fits(f)) return f;
+  return "";
 }
 
 std::string xml(const std::string& s) {
@@ -231,6 +257,10 @@ int cmd_timeline(const std::string& trace, const std::string& svg, const std::st
       body << "<rect x=\"" << num(x) << "\" y=\"" << num(y + 2) << "\" width=\"" << num(w) << "\" height=\""
            << num(lane_h - 4) << "\" fill=\"" << slice_color(s.cat) << "\"><title>" << xml(s.name) << " (" << dur
            << " us)</title></rect>\n";
+      std::string label = short_label(s.name, w);
+      if (!label.empty())
+        body << "<text x=\"" << num(x + 3) << "\" y=\"" << num(y + lane_h - 5) << "\" font-size=\"9\" fill=\""
+             << (dark(slice_color(s.cat)) ? "#ffffff" : "#000000") << "\">" << xml(label) << "</text>\n";
     }
     for (const Mark& m : lane->marks) {
       if (m.ts < ws || m.ts > we) continue;

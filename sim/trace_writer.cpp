@@ -14,13 +14,13 @@ namespace vtick {
 namespace {
 
 enum Kind {
-  kIgnore, kHwActivity, kKvmState, kKvmExit, kKvmHalt, kHaltPollNs, kKvmWakeup, kAcceptIrq, kTimerExpired,
+  kIgnore, kHwActivity, kKvmState, kKvmExit, kKvmBlock, kKvmHalt, kHaltPollNs, kKvmWakeup, kAcceptIrq, kTimerExpired,
   kHostNrRunning, kGuestState, kIrq, kCpuIdle, kSchedSwitch, kSchedWakeup, kMigrate, kTick, kTickStop,
   kTickRetain, kTickRestart, kCpuOffline, kCpuOnline, kHrtimerStart, kHrtimerExpire, kClockevent, kIpiSend,
 };
 
 const std::pair<const char*, Kind> kKinds[] = {
-    {"hw_activity", kHwActivity}, {"kvm_vcpu_state", kKvmState}, {"kvm_exit", kKvmExit},
+    {"hw_activity", kHwActivity}, {"kvm_vcpu_state", kKvmState}, {"kvm_exit", kKvmExit}, {"kvm_vcpu_block", kKvmBlock},
     {"kvm_vcpu_halt", kKvmHalt}, {"kvm_halt_poll_ns", kHaltPollNs}, {"kvm_vcpu_wakeup", kKvmWakeup},
     {"kvm_apic_accept_irq", kAcceptIrq}, {"apic_timer_expired", kTimerExpired},
     {"kvm_timer_update_irq", kTimerExpired}, {"host_nr_running", kHostNrRunning},
@@ -322,8 +322,10 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
       break;
     }
     case kKvmExit:
-      vcpu(v).exit_reason = e.arg ? e.arg : "?";
-      vcpu(v).reason_pending = true;
+      vcpu(v).pending = std::string("kvm_exit ") + (e.arg ? e.arg : "?");
+      break;
+    case kKvmBlock:
+      vcpu(v).pending = "kvm_vcpu_block";
       break;
     case kKvmHalt:
       counter(kTraceHostPid, "vCPU" + std::to_string(v) + " kvm", "halt_poll_ns", e.a, t, seq);
@@ -339,7 +341,7 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
       break;
     case kAcceptIrq:
       instant(kvm_track(v), t, seq, "kvm_apic_accept_irq", "kvm.irq",
-              {{"vector", 0, irq_vector_name(static_cast<IrqVector>(e.a))}, {"sent_for_ns", e.b}});
+              {{"vector", 0, irq_vector_name(static_cast<IrqVector>(e.a))}});
       break;
     case kTimerExpired:
       instant(kvm_track(v), t, seq, e.what, "kvm.timer", {{"in_guest", e.b}});
@@ -473,7 +475,12 @@ void TraceWriter::refresh_pcpu(int h, sim_ns t, std::uint64_t seq) {
   std::string name;
   const char* cat = "hw.idle";
   switch (static_cast<HwActivity>(p.activity)) {
-    case HwActivity::Idle: name = std::string("idle ") + cstate_name(static_cast<HostCState>(p.cstate)); break;
+    case HwActivity::Idle: {
+      static const char* const kIdleCats[] = {"hw.idle_c1", "hw.idle_c1e", "hw.idle_c6"};
+      name = std::string("idle ") + cstate_name(static_cast<HostCState>(p.cstate));
+      cat = p.cstate >= 0 && p.cstate < kNumCStates ? kIdleCats[p.cstate] : "hw.idle";
+      break;
+    }
     case HwActivity::Guest: name = who + "guest"; cat = "hw.guest"; break;
     case HwActivity::HostKernel: name = who + "kvm"; cat = "hw.host_kernel"; break;
     case HwActivity::HaltPoll: name = who + "halt-poll"; cat = "hw.halt_poll"; break;
@@ -510,7 +517,7 @@ void TraceWriter::refresh_vcpu(int v, sim_ns t, std::uint64_t seq) {
 // opened it, the host work after a poll or a block says what it is.
 void TraceWriter::kvm_state(int v, int state, sim_ns t, std::uint64_t seq) {
   VcpuView& c = vcpu(v);
-  if (state == c.kstate && !(state == static_cast<int>(VcpuState::Exit) && c.reason_pending)) return;
+  if (state == c.kstate && !(state == static_cast<int>(VcpuState::Exit) && !c.pending.empty())) return;
   if (state != c.kstate) {
     c.kprev = c.kstate;
     c.kstate = state;
@@ -521,11 +528,10 @@ void TraceWriter::kvm_state(int v, int state, sim_ns t, std::uint64_t seq) {
     case VcpuState::Guest: name = "guest mode"; cat = "kvm.guest"; break;
     case VcpuState::Exit:
       cat = "kvm.exit";
-      if (c.reason_pending) name = std::string("kvm_exit ") + c.exit_reason;
-      else if (c.kprev == static_cast<int>(VcpuState::HaltPoll)) name = "kvm_vcpu_block";
+      if (!c.pending.empty()) name = c.pending;
       else if (c.kprev == static_cast<int>(VcpuState::Runnable)) name = "wake-up + entry";
       else name = "exit handling";
-      c.reason_pending = false;
+      c.pending.clear();
       break;
     case VcpuState::HaltPoll: name = "halt-poll"; cat = "kvm.halt_poll"; break;
     case VcpuState::Blocked: name = "blocked"; cat = "kvm.blocked"; break;

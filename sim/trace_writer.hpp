@@ -95,8 +95,7 @@ class TraceWriter final : public EventSink {
     bool poll = false, offline = false, tick_stopped = false;
     int vector = 0;
     int kstate = 0, kprev = 0;  // VcpuState now and before
-    const char* exit_reason = nullptr;
-    bool reason_pending = false;
+    std::string pending;  // names the next exit slice: "kvm_exit HLT", "kvm_vcpu_block"
   };
   struct PcpuView {
     int activity = 0, cstate = 0, owner = -1;
