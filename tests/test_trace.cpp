@@ -223,7 +223,7 @@ TEST_CASE("trace: events from behind (out of global order) never make slices ove
   check_structure(feed(c, late));
 }
 
-TEST_CASE("ftrace: lines match Perfetto's systrace tokenizer; sched_switch and cpu_idle in the kernel's format") {
+TEST_CASE("ftrace: lines match Perfetto's systrace tokenizer, with sched_switch and cpu_idle in the kernel's format") {
   std::string t = test::temp_path("t.txt"), j = test::temp_path("m.json");
   REQUIRE(test::run_cli("run " + kDefault + " --duration 20ms --quiet --ftrace " + t + " --json " + j).status == 0);
   json m = json::parse(test::read_file(j));
@@ -275,7 +275,7 @@ TEST_CASE("ftrace: lines match Perfetto's systrace tokenizer; sched_switch and c
   CHECK(halts == metric(m, "vcpu0.idle.halts") + metric(m, "vcpu1.idle.halts"));
 }
 
-TEST_CASE("timeline: an SVG with a lane per track and a legend, the same bytes each time; bad input exits 2") {
+TEST_CASE("timeline: an SVG with a lane per track and a legend, the same bytes each time, bad input exits 2") {
   std::string t = test::temp_path("t.json"), s1 = test::temp_path("1.svg"), s2 = test::temp_path("2.svg");
   REQUIRE(test::run_cli("run " + kDefault + " --duration 5ms --quiet --trace " + t).status == 0);
   REQUIRE(test::run_cli("timeline " + t + " --svg " + s1).status == 0);
