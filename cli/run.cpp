@@ -89,6 +89,11 @@ int cmd_run(const RunOptions& o) {
       std::fprintf(stderr, "vtick: --trace-window: %s\n", err.c_str());
       return 2;
     }
+    if (ws >= sc.run.duration) {
+      std::fprintf(stderr, "vtick: --trace-window: starts at or after the end of the run (run.duration %s)\n",
+                   format_duration(sc.run.duration).c_str());
+      return 2;
+    }
   }
   for (const std::string* p : {&o.trace_path, &o.ftrace_path})
     if (!p->empty() && !writable(*p)) {

@@ -530,6 +530,7 @@ void TraceWriter::kvm_state(int v, int state, sim_ns t, std::uint64_t seq) {
       cat = "kvm.exit";
       if (!c.pending.empty()) name = c.pending;
       else if (c.kprev == static_cast<int>(VcpuState::Runnable)) name = "wake-up + entry";
+      else if (c.kprev == static_cast<int>(VcpuState::HaltPoll)) name = "poll success + entry";
       else name = "exit handling";
       c.pending.clear();
       break;

@@ -163,6 +163,9 @@ TEST_CASE("trace: bad --trace-window, a window without a trace and unwritable pa
   r = test::run_cli("run " + kDefault + " --duration 5ms --quiet --trace " + t + " --trace-window 3ms:1ms");
   CHECK(r.status == 2);
   CHECK(r.output.find("END must be after START") != std::string::npos);
+  r = test::run_cli("run " + kDefault + " --duration 5ms --quiet --trace " + t + " --trace-window 6ms:");
+  CHECK(r.status == 2);
+  CHECK(r.output.find("after the end of the run") != std::string::npos);
   r = test::run_cli("run " + kDefault + " --duration 5ms --quiet --trace-window 1ms:2ms");
   CHECK(r.status == 2);
   CHECK(r.output.find("needs --trace") != std::string::npos);
