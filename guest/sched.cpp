@@ -132,7 +132,7 @@ void GuestKernel::try_to_wake_up(Task& p, GuestCpu& waker) {
   }
   p.state = TaskState::Runnable;
   p.woken_at = waker.now();
-  emit(waker.now(), waker.id(), "sched_wakeup", p.pid, target.id());
+  if (tracing()) emit(waker.now(), waker.id(), "sched_wakeup", p.pid, target.id());
   ++p.wakeups;
   enqueue_task(target, p, true);
   target.tick().tick_nohz_dep_set_sched(waker);

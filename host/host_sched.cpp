@@ -88,7 +88,7 @@ HostCState HostScheduler::state_reached(HostCpu& c, sim_ns t) const {
 }
 
 void HostScheduler::pick_next(HostCpu& c) {
-  emit(now(), -1 - c.hw.id(), "host_nr_running", static_cast<int>(c.rq.size()));
+  if (tracing()) emit(now(), -1 - c.hw.id(), "host_nr_running", static_cast<int>(c.rq.size()));
   if (c.rq.empty()) {
     c.curr = nullptr;
     go_idle(c);

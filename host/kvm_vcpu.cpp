@@ -413,7 +413,7 @@ void KvmVcpu::timer_write_control(bool enabled) {
 void KvmVcpu::send_ipi(int dest_cpu, IrqVector v) {
   const ArchCosts& c = vm_.costs();
   ++st_.exits.ipi;
-  emit(now(), id_, "ipi_send_cpu", dest_cpu, static_cast<int>(v));
+  if (tracing()) emit(now(), id_, "ipi_send_cpu", dest_cpu, static_cast<int>(v));
   trace_exit(ExitReason::Ipi);
   // posted by the exit handler: it reaches the target after the handling and delivery
   vm_.vcpu(dest_cpu).kvm_apic_accept_irq(v, now() + c.vmexit_ns + c.ipi_send_ns + c.ipi_deliver_ns);
