@@ -5,11 +5,17 @@
 
 namespace vtick {
 
+// Writes through a temporary file and a rename: readers never see half a file.
+bool write_file_atomic(const std::string& path, const std::string& text);
+
 struct RunOptions {
   std::string scenario;
   std::vector<std::string> sets;
   std::string json_path;
   std::string events_path;  // model events as text lines
+  std::string trace_path;   // Chrome/Perfetto trace-event JSON
+  std::string ftrace_path;  // ftrace text
+  std::string trace_window; // START:END
   bool quiet = false;
   bool timing = false;
 };
@@ -17,6 +23,8 @@ struct RunOptions {
 int cmd_run(const RunOptions& o);
 int cmd_validate(const std::string& scenario, const std::vector<std::string>& sets);
 int cmd_list(const std::string& what);
+// Renders a trace written by `vtick run --trace` as an SVG timeline.
+int cmd_timeline(const std::string& trace, const std::string& svg, const std::string& window);
 
 struct CompareOptions {
   std::string scenario;

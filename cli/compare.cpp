@@ -16,8 +16,6 @@
 
 namespace vtick {
 
-bool write_file_atomic(const std::string& path, const std::string& text);
-
 using json = nlohmann::ordered_json;
 
 namespace {

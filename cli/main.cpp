@@ -23,6 +23,15 @@ int main(int argc, char** argv) {
   r->add_flag("--quiet", run.quiet, "print nothing on success");
   r->add_option("--events", run.events_path, "write every model event (tick_stop, halt, kvm_vcpu_halt, ...) as text lines");
   r->add_flag("--timing", run.timing, "add wall-clock figures to the JSON manifest (not reproducible)");
+  r->add_option("--trace", run.trace_path, "write a Chrome/Perfetto trace-event JSON of the run to FILE");
+  r->add_option("--ftrace", run.ftrace_path, "write an ftrace-style text trace (sched_switch, cpu_idle, trace marks) to FILE");
+  r->add_option("--trace-window", run.trace_window, "trace only START:END of simulated time, e.g. 10ms:30ms");
+
+  std::string tl_trace, tl_svg, tl_window;
+  auto* tl = app.add_subcommand("timeline", "render a trace written by vtick run --trace as an SVG timeline");
+  tl->add_option("trace", tl_trace, "trace JSON written by vtick run --trace")->required();
+  tl->add_option("--svg", tl_svg, "the SVG file to write")->required();
+  tl->add_option("--window", tl_window, "show only START:END, e.g. 2ms:3ms");
 
   std::string vscenario;
   std::vector<std::string> vsets;
@@ -81,6 +90,7 @@ int main(int argc, char** argv) {
       return cmd_run(run);
     }
     if (*v) return cmd_validate(vscenario, vsets);
+    if (*tl) return cmd_timeline(tl_trace, tl_svg, tl_window);
     if (*l) return cmd_list(what);
     if (*w) return cmd_sweep(sw);
     if (*pl) return cmd_plot(po);

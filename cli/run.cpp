@@ -11,6 +11,7 @@
 #include "sim/results.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simulation.hpp"
+#include "sim/trace_writer.hpp"
 
 namespace vtick {
 
@@ -25,6 +26,49 @@ bool write_file_atomic(const std::string& path, const std::string& text) {
   return std::rename(tmp.c_str(), path.c_str()) == 0;
 }
 
+namespace {
+
+// Fails early, before a long run, when `path` cannot be written.
+bool writable(const std::string& path) {
+  std::string tmp = path + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
+  if (!f) return false;
+  std::fclose(f);
+  std::remove(tmp.c_str());
+  return true;
+}
+
+struct TextSink : EventSink {
+  std::FILE* f = nullptr;
+  void on_event(const ModelEvent& e) override {
+    std::fprintf(f, "%lld.%09lld cpu%d %s %lld %lld%s%s\n", static_cast<long long>(e.t / NSEC_PER_SEC),
+                 static_cast<long long>(e.t % NSEC_PER_SEC), e.cpu, e.what, static_cast<long long>(e.a),
+                 static_cast<long long>(e.b), e.arg ? " " : "", e.arg ? e.arg : "");
+  }
+};
+
+struct TeeSink : EventSink {
+  std::vector<EventSink*> sinks;
+  void on_event(const ModelEvent& e) override {
+    for (EventSink* s : sinks) s->on_event(e);
+  }
+};
+
+constexpr std::size_t kLargeTrace = 100u << 20;
+
+bool write_trace(const std::string& path, const std::string& text) {
+  if (!write_file_atomic(path, text)) {
+    std::fprintf(stderr, "vtick: cannot write %s\n", path.c_str());
+    return false;
+  }
+  if (text.size() > kLargeTrace)
+    std::fprintf(stderr, "vtick: warning: %s is %zu MB, more than a trace viewer handles well; use --trace-window START:END\n",
+                 path.c_str(), text.size() >> 20);
+  return true;
+}
+
+}  // namespace
+
 int cmd_run(const RunOptions& o) {
   Scenario sc;
   try {
@@ -33,25 +77,55 @@ int cmd_run(const RunOptions& o) {
     std::fprintf(stderr, "vtick: %s\n", e.what());
     return 2;
   }
-  struct TextSink : EventSink {
-    std::FILE* f;
-    void on_event(const ModelEvent& e) override {
-      std::fprintf(f, "%lld.%09lld cpu%d %s %lld %lld\n", static_cast<long long>(e.t / NSEC_PER_SEC),
-                   static_cast<long long>(e.t % NSEC_PER_SEC), e.cpu, e.what, static_cast<long long>(e.a),
-                   static_cast<long long>(e.b));
+  bool tracing = !o.trace_path.empty() || !o.ftrace_path.empty();
+  sim_ns ws = 0, we = KTIME_MAX;
+  if (!o.trace_window.empty()) {
+    std::string err;
+    if (!tracing) {
+      std::fprintf(stderr, "vtick: --trace-window needs --trace FILE or --ftrace FILE\n");
+      return 2;
     }
-  } sink;
+    if (!parse_trace_window(o.trace_window, ws, we, err)) {
+      std::fprintf(stderr, "vtick: --trace-window: %s\n", err.c_str());
+      return 2;
+    }
+    if (ws >= sc.run.duration) {
+      std::fprintf(stderr, "vtick: --trace-window: starts at or after the end of the run (run.duration %s)\n",
+                   format_duration(sc.run.duration).c_str());
+      return 2;
+    }
+  }
+  for (const std::string* p : {&o.trace_path, &o.ftrace_path})
+    if (!p->empty() && !writable(*p)) {
+      std::fprintf(stderr, "vtick: cannot write %s\n", p->c_str());
+      return 2;
+    }
+  TextSink text;
+  TraceWriter trace(ws, we);
+  TeeSink tee;
   SimHooks hooks;
   if (!o.events_path.empty()) {
-    sink.f = std::fopen(o.events_path.c_str(), "w");
-    if (!sink.f) {
+    text.f = std::fopen(o.events_path.c_str(), "w");
+    if (!text.f) {
       std::fprintf(stderr, "vtick: cannot write %s\n", o.events_path.c_str());
       return 2;
     }
-    hooks.sink = &sink;
+    tee.sinks.push_back(&text);
   }
+  if (tracing) {
+    tee.sinks.push_back(&trace);
+    hooks.vm_setup = [&](Kvm& vm, GuestKernel& k) { trace.describe(trace_topology(sc, vm, k)); };
+  }
+  if (!tee.sinks.empty()) hooks.sink = tee.sinks.size() == 1 ? tee.sinks.front() : &tee;
   RunResult r = run_simulation(sc, hooks);
-  if (hooks.sink) std::fclose(sink.f);
+  if (text.f) std::fclose(text.f);
+  int status = 0;
+  if (tracing) {
+    // written for a failed run too: it shows what happened up to the failure
+    trace.finish(r.failed ? -1 : sc.run.duration);
+    if (!o.trace_path.empty() && !write_trace(o.trace_path, trace.json())) status = 2;
+    if (!o.ftrace_path.empty() && !write_trace(o.ftrace_path, trace.ftrace())) status = 2;
+  }
   if (!o.json_path.empty() && !write_file_atomic(o.json_path, results_json(sc, r, o.timing))) {
     std::fprintf(stderr, "vtick: cannot write %s\n", o.json_path.c_str());
     return 2;
@@ -61,7 +135,7 @@ int cmd_run(const RunOptions& o) {
     std::fprintf(stderr, "vtick: simulation failed: %s\n", r.error.c_str());
     return 1;
   }
-  return 0;
+  return status;
 }
 
 int cmd_validate(const std::string& scenario, const std::vector<std::string>& sets) {

@@ -126,6 +126,7 @@ void GuestCpu::go_offline() {
     curr = nullptr;
   }
   for (Task* t : rq) {
+    emit(now(), id_, "sched_migrate_task", t->pid, to.id());
     t->cpu = to.id();
     to.rq.push_back(t);
   }
@@ -150,6 +151,7 @@ void GuestCpu::go_offline() {
 
 void GuestCpu::cpu_startup_entry() {
   time_.start(GuestCpuState::Idle, now());
+  emit(now(), id_, "guest_cpu_state", static_cast<int>(GuestCpuState::Idle));
   hw_->local_irq_disable();
   tick_.tick_setup_sched_timer(now());
   for (auto& [t, delay] : boot_sleepers) hrtimers_.start(t->sleep_timer, now() + delay, k_.params().timer_slack_ns);

@@ -48,6 +48,9 @@ class ClockEventDevice {
   sim_ns next_event() const { return next_event_; }
   bool stopped() const { return stopped_; }
   const ClockeventStats& stats() const { return stats_; }
+  // For tracing: the CPU this device belongs to, and its clock.
+  int cpu() const;
+  sim_ns now() const;
 
  private:
   void set_state_stopped(bool stopped);

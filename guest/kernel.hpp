@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/state_clock.hpp"
+#include "core/trace.hpp"
 #include "core/time.hpp"
 #include "core/rng.hpp"
 #include "guest/cputime.hpp"
@@ -57,7 +58,11 @@ class GuestCpu final : public GuestIrqSink {
   // Executes guest kernel work to completion; interrupts are taken (and return) inside.
   void kernel_work(sim_ns ns);
   void update_curr();  // account the running task's time (vruntime, runtime)
-  void enter_state(GuestCpuState s) { time_.enter(s, now()); }
+  void enter_state(GuestCpuState s) {
+    sim_ns t = now();
+    time_.enter(s, t);
+    emit(t, id_, "guest_cpu_state", static_cast<int>(s));
+  }
   GuestCpuState state() const { return time_.current(); }
 
   HrtimerBase& hrtimers() { return hrtimers_; }

@@ -1,6 +1,7 @@
 // kernel/sched/core.c + fair.c: wake-up placement, fair picking, preemption, load balancing.
 #include <algorithm>
 
+#include "core/trace.hpp"
 #include "guest/kernel.hpp"
 
 namespace vtick {
@@ -131,6 +132,7 @@ void GuestKernel::try_to_wake_up(Task& p, GuestCpu& waker) {
   }
   p.state = TaskState::Runnable;
   p.woken_at = waker.now();
+  if (tracing()) emit(waker.now(), waker.id(), "sched_wakeup", p.pid, target.id());
   ++p.wakeups;
   enqueue_task(target, p, true);
   target.tick().tick_nohz_dep_set_sched(waker);
@@ -168,6 +170,7 @@ bool GuestKernel::load_balance(GuestCpu& dst, bool idle) {
   }
   if (!pick) return false;
   busiest->rq.erase(std::find(busiest->rq.begin(), busiest->rq.end(), pick));
+  emit(now, dst.id(), "sched_migrate_task", pick->pid, dst.id());
   pick->vruntime = pick->vruntime - busiest->min_vruntime + dst.min_vruntime;
   pick->cpu = dst.id();
   dst.rq.push_back(pick);

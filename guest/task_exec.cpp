@@ -2,9 +2,19 @@
 // (futex wait/wake, pthread mutexes over futexes, nanosleep, sched_yield, block I/O).
 #include <algorithm>
 
+#include "core/trace.hpp"
 #include "guest/kernel.hpp"
 
 namespace vtick {
+
+// sched_switch's prev_state letters (__trace_sched_switch_state): "R+" when preempted.
+static const char* switch_state(const Task& prev, bool yielded) {
+  switch (prev.state) {
+    case TaskState::Running: return yielded ? "R" : "R+";
+    case TaskState::Exited: return "Z";
+    default: return "S";
+  }
+}
 
 const char* phase_kind_name(PhaseKind k) {
   switch (k) {
@@ -30,6 +40,7 @@ void GuestCpu::schedule() {
   Task* prev = curr;
   sim_ns t = now();
   bool yielded = prev && prev->yield_skip;
+  const char* prev_state = prev ? switch_state(*prev, yielded) : "R";
   if (prev) {
     update_curr();
     prev->last_ran = t;
@@ -43,7 +54,10 @@ void GuestCpu::schedule() {
     curr = nullptr;
   }
   Task* next = pick_next_task();
-  if (!next) return;
+  if (!next) {
+    if (prev && tracing()) emit(now(), id_, "sched_switch", prev->pid, 0, prev_state);
+    return;
+  }
   enter_state(GuestCpuState::Sys);
   if (next != prev) {
     kernel_work(k_.params().costs.schedule_ns);
@@ -52,6 +66,7 @@ void GuestCpu::schedule() {
   } else {
     kernel_work(k_.params().costs.schedule_ns / 4);  // nothing else to run: no switch
   }
+  if (next != prev && tracing()) emit(now(), id_, "sched_switch", prev ? prev->pid : 0, next->pid, prev_state);
   idle_stamp = 0;
   curr = next;
   next->state = TaskState::Running;

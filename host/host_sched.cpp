@@ -88,6 +88,7 @@ HostCState HostScheduler::state_reached(HostCpu& c, sim_ns t) const {
 }
 
 void HostScheduler::pick_next(HostCpu& c) {
+  if (tracing()) emit(now(), -1 - c.hw.id(), "host_nr_running", static_cast<int>(c.rq.size()));
   if (c.rq.empty()) {
     c.curr = nullptr;
     go_idle(c);
@@ -120,6 +121,7 @@ void HostScheduler::wake(HostThread& t) {
     HostCState s = state_reached(c, n);
     t.exit_latency = costs_.cstate_exit_ns[static_cast<int>(s)];
     ++c.stats.wakeups_from[static_cast<int>(s)];
+    emit(n, -1 - c.hw.id(), "host_nr_running", 1);
     c.curr = &t;
     c.slice_start = n;
     t.state = HostThread::State::Running;
@@ -130,6 +132,7 @@ void HostScheduler::wake(HostThread& t) {
   t.state = HostThread::State::Runnable;
   t.exit_latency = 0;
   c.rq.push_back(&t);
+  emit(n, -1 - c.hw.id(), "host_nr_running", c.nr_running());
   emit(n, -1 - c.hw.id(), t.is_vcpu ? "host_enqueue_vcpu" : "host_enqueue_thread", c.curr->is_vcpu);
   // check_preempt_wakeup(): the woken thread is far enough behind
   HostThread* cur = c.curr;

@@ -83,6 +83,7 @@ void KvmVcpu::wait_for_wake(sim_ns until) {
 bool KvmVcpu::kvm_vcpu_block(sim_ns& pending) {
   const ArchCosts& c = vm_.costs();
   HostScheduler& hs = vm_.sched();
+  if (tracing()) emit(now(), id_, "kvm_vcpu_block");
   set_state(VcpuState::Exit);
   host_work(c.vcpu_block_ns);  // kvm_arch_vcpu_blocking(), sw timer / bg_timer start, schedule()
   process_events(false);

@@ -21,6 +21,22 @@ const char* vcpu_state_name(VcpuState s) {
   }
 }
 
+const char* exit_reason_name(ExitReason r, bool x86) {
+  switch (r) {
+    case ExitReason::Hlt: return x86 ? "HLT" : "WFx";
+    case ExitReason::TscDeadline: return x86 ? "MSR_WRITE TSC_DEADLINE" : "SYS64 CNTV_CVAL";
+    case ExitReason::Lvtt: return x86 ? "MSR_WRITE x2APIC LVTT" : "SYS64 CNTV_CTL";
+    case ExitReason::Ipi: return x86 ? "MSR_WRITE x2APIC ICR" : "SYS64 ICC_SGI1R";
+    case ExitReason::TimerExpiry: return x86 ? "PREEMPTION_TIMER" : "IRQ vtimer";
+    case ExitReason::ExternalInterrupt: return x86 ? "EXTERNAL_INTERRUPT" : "IRQ";
+    case ExitReason::Kick: return x86 ? "EXTERNAL_INTERRUPT kick" : "IRQ kick";
+    case ExitReason::Pause: return x86 ? "PAUSE_INSTRUCTION" : "WFx YIELD";
+    case ExitReason::PollControl: return x86 ? "MSR_WRITE POLL_CONTROL" : "HVC";
+    case ExitReason::Io: return x86 ? "EPT_MISCONFIG virtio" : "DABT_LOW virtio";
+  }
+  return "?";
+}
+
 static std::uint32_t bit(IrqVector v) { return 1u << static_cast<unsigned>(v); }
 
 KvmVcpu::KvmVcpu(Kvm& vm, int id, HwThread& hw)
@@ -50,6 +66,7 @@ void KvmVcpu::start() {
 // The vCPU thread: KVM_RUN enters guest mode and the guest kernel boots.
 void KvmVcpu::thread_main() {
   time_.start(VcpuState::Guest, now());
+  emit(now(), id_, "kvm_vcpu_state", static_cast<int>(VcpuState::Guest), cur_hw().id());
   cur_hw().set_activity(HwActivity::Guest, now());
   guest_main_();
 }
@@ -61,6 +78,7 @@ sim_ns KvmVcpu::clock() const { return now(); }
 void KvmVcpu::set_state(VcpuState s) {
   sim_ns t = now();
   time_.enter(s, t);
+  if (tracing()) emit(t, id_, "kvm_vcpu_state", static_cast<int>(s), cur_hw().id());
   switch (s) {
     case VcpuState::Guest: cur_hw().set_activity(HwActivity::Guest, t); break;
     case VcpuState::Exit: cur_hw().set_activity(HwActivity::HostKernel, t); break;
@@ -137,7 +155,12 @@ void KvmVcpu::enter_guest(sim_ns handling) {
 // its slice): an external-interrupt exit, then the reschedule on the way back in.
 void KvmVcpu::preempt_exit() {
   ++st_.exits.external_interrupt;
+  trace_exit(ExitReason::ExternalInterrupt);
   enter_guest(vm_.costs().vmexit_ns + vm_.costs().host_irq_ns);
+}
+
+void KvmVcpu::trace_exit(ExitReason r) {
+  if (tracing()) emit(now(), id_, "kvm_exit", static_cast<int>(r), 0, exit_reason_name(r, vm_.costs().isa == Isa::X86_64));
 }
 
 void KvmVcpu::host_work(sim_ns ns) { execute(cur_hw().host(), ns); }
@@ -158,6 +181,7 @@ bool KvmVcpu::process_events(bool in_guest) {
   std::uint32_t before = irr_;
   for (size_t i = 0; i < inflight_.size();) {
     if (inflight_[i].at <= t) {
+      emit(t, id_, "kvm_apic_accept_irq", static_cast<int>(inflight_[i].v), inflight_[i].at);
       irr_ |= bit(inflight_[i].v);
       if (inflight_[i].v == IrqVector::Device) used_ring_.push_back(inflight_[i].io);
       if (in_guest) ++st_.posted_irqs;
@@ -172,8 +196,10 @@ bool KvmVcpu::process_events(bool in_guest) {
     timer_deadline_ = 0;  // TSC-deadline mode: the MSR reads 0 once the timer fired
     irr_ |= bit(IrqVector::LocalTimer);
     ++st_.timer_fired;
+    emit(t, id_, vm_.costs().isa == Isa::X86_64 ? "apic_timer_expired" : "kvm_timer_update_irq", fire_at, in_guest);
     if (in_guest) {
       ++st_.exits.timer_expiry;
+      trace_exit(ExitReason::TimerExpiry);
       enter_guest(vm_.costs().vmexit_ns + vm_.costs().timer_expiry_ns);
     }
   }
@@ -182,6 +208,7 @@ bool KvmVcpu::process_events(bool in_guest) {
   std::uint32_t arrived = irr_ & ~before & ~bit(IrqVector::LocalTimer);
   if (in_guest && arrived && vm_.costs().isa == Isa::Arm64 && !vm_.params().kvm.direct_injection) {
     ++st_.exits.kick;
+    trace_exit(ExitReason::Kick);
     enter_guest(vm_.costs().vmexit_ns + vm_.costs().host_irq_ns);
   }
   if (in_guest && vm_.sched().must_yield(thread_)) preempt_exit();
@@ -289,6 +316,7 @@ void KvmVcpu::safe_halt() {
   }
   ++st_.exits.hlt;
   ++st_.halt_exits;
+  trace_exit(ExitReason::Hlt);
   set_state(VcpuState::Exit);
   host_work(vm_.costs().vmexit_ns + vm_.costs().hlt_exit_ns);
   process_events(false);
@@ -306,6 +334,7 @@ void KvmVcpu::safe_halt() {
 // INIT-SIPI / CPU_ON brings it back. Its hardware thread is idle meanwhile.
 void KvmVcpu::cpu_off() {
   ++st_.exits.hlt;
+  trace_exit(ExitReason::Hlt);
   set_state(VcpuState::Exit);
   host_work(vm_.costs().vmexit_ns + vm_.costs().hlt_exit_ns);
   powered_off_ = true;
@@ -347,6 +376,7 @@ void KvmVcpu::poll_wait(sim_ns until) {
   cur_hw().set_activity(HwActivity::Guest, now());
   if (now() >= ple_at && !irr_) {
     ++st_.exits.pause;
+    trace_exit(ExitReason::Pause);
     ple_window_ = std::min<std::uint64_t>(ple_window_ * kp.ple_window_grow, kp.ple_window_max);
     enter_guest(vm_.costs().vmexit_ns + vm_.costs().hlt_exit_ns);  // kvm_vcpu_on_spin(): nobody to yield to
   }
@@ -358,6 +388,7 @@ void KvmVcpu::timer_write_deadline(sim_ns deadline) {
   timer_deadline_ = deadline;
   const ArchCosts& c = vm_.costs();
   if (c.timer_write_exits) {
+    trace_exit(ExitReason::TscDeadline);
     exit_to_host(c.timer_write_ns, st_.exits.msr_tsc_deadline);  // fastpath
   } else {
     execute(cur_hw().host(), c.guest_timer_write_ns);  // CNTV_CVAL_EL0: no trap
@@ -369,6 +400,7 @@ void KvmVcpu::timer_write_control(bool enabled) {
   timer_enabled_ = enabled;
   const ArchCosts& c = vm_.costs();
   if (c.timer_write_exits) {
+    trace_exit(ExitReason::Lvtt);
     exit_to_host(c.timer_ctl_ns, st_.exits.apic_lvtt);
   } else {
     execute(cur_hw().host(), c.guest_timer_write_ns);  // CNTV_CTL_EL0: no trap
@@ -381,6 +413,8 @@ void KvmVcpu::timer_write_control(bool enabled) {
 void KvmVcpu::send_ipi(int dest_cpu, IrqVector v) {
   const ArchCosts& c = vm_.costs();
   ++st_.exits.ipi;
+  if (tracing()) emit(now(), id_, "ipi_send_cpu", dest_cpu, static_cast<int>(v));
+  trace_exit(ExitReason::Ipi);
   // posted by the exit handler: it reaches the target after the handling and delivery
   vm_.vcpu(dest_cpu).kvm_apic_accept_irq(v, now() + c.vmexit_ns + c.ipi_send_ns + c.ipi_deliver_ns);
   enter_guest(c.vmexit_ns + c.ipi_send_ns);
@@ -391,6 +425,7 @@ void KvmVcpu::write_poll_control(bool host_poll_allowed) {
   poll_control_ = host_poll_allowed;
   if (vm_.costs().isa == Isa::X86_64) {
     std::uint64_t ignored = 0;
+    trace_exit(ExitReason::PollControl);
     exit_to_host(vm_.costs().timer_ctl_ns, ignored);  // an MSR write on the slow path
   }
 }
@@ -400,6 +435,7 @@ void KvmVcpu::write_poll_control(bool host_poll_allowed) {
 void KvmVcpu::io_submit(std::uint64_t request) {
   const ArchCosts& c = vm_.costs();
   ++st_.io_kicks;
+  trace_exit(ExitReason::Io);
   vm_.io_submit(*this, request, now() + c.vmexit_ns + c.ipi_send_ns);  // the ioeventfd fires in the exit
   enter_guest(c.vmexit_ns + c.ipi_send_ns);
 }

@@ -31,6 +31,11 @@ enum class VcpuState {
 };
 const char* vcpu_state_name(VcpuState s);
 
+// Why a vCPU left guest mode (the `kvm_exit` event's argument).
+enum class ExitReason { Hlt, TscDeadline, Lvtt, Ipi, TimerExpiry, ExternalInterrupt, Kick, Pause, PollControl, Io };
+// The exit reason as `perf kvm stat` / trace_kvm_exit print it on x86 or arm64.
+const char* exit_reason_name(ExitReason r, bool x86);
+
 // VM-exit counts by reason (perf kvm stat names).
 struct ExitStats {
   std::uint64_t hlt = 0;               // HLT / WFI
@@ -138,6 +143,7 @@ class KvmVcpu final : public VirtualCpu {
   void enter_guest(sim_ns handling = 0);
   sim_ns entry_mitigation();
   void preempt_exit();
+  void trace_exit(ExitReason r);
 
   Kvm& vm_;
   int id_;

@@ -1,0 +1,562 @@
+// Model events -> trace tracks (what runs on each hardware thread, vCPU thread, vCPU,
+// tick and guest task), with the kernel's and KVM's tracepoint names.
+#include "sim/trace_writer.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "guest/kernel.hpp"
+#include "host/kvm.hpp"
+#include "sim/scenario.hpp"
+
+namespace vtick {
+
+namespace {
+
+enum Kind {
+  kIgnore, kHwActivity, kKvmState, kKvmExit, kKvmBlock, kKvmHalt, kHaltPollNs, kKvmWakeup, kAcceptIrq, kTimerExpired,
+  kHostNrRunning, kGuestState, kIrq, kCpuIdle, kSchedSwitch, kSchedWakeup, kMigrate, kTick, kTickStop,
+  kTickRetain, kTickRestart, kCpuOffline, kCpuOnline, kHrtimerStart, kHrtimerExpire, kClockevent, kIpiSend,
+};
+
+const std::pair<const char*, Kind> kKinds[] = {
+    {"hw_activity", kHwActivity}, {"kvm_vcpu_state", kKvmState}, {"kvm_exit", kKvmExit}, {"kvm_vcpu_block", kKvmBlock},
+    {"kvm_vcpu_halt", kKvmHalt}, {"kvm_halt_poll_ns", kHaltPollNs}, {"kvm_vcpu_wakeup", kKvmWakeup},
+    {"kvm_apic_accept_irq", kAcceptIrq}, {"apic_timer_expired", kTimerExpired},
+    {"kvm_timer_update_irq", kTimerExpired}, {"host_nr_running", kHostNrRunning},
+    {"guest_cpu_state", kGuestState}, {"irq", kIrq}, {"cpu_idle", kCpuIdle}, {"sched_switch", kSchedSwitch},
+    {"sched_wakeup", kSchedWakeup}, {"sched_migrate_task", kMigrate}, {"tick", kTick}, {"tick_stop", kTickStop},
+    {"tick_retain", kTickRetain}, {"tick_restart", kTickRestart}, {"cpu_offline", kCpuOffline},
+    {"cpu_online", kCpuOnline}, {"hrtimer_start", kHrtimerStart}, {"hrtimer_expire_entry", kHrtimerExpire},
+    {"clockevent_write", kClockevent}, {"ipi_send_cpu", kIpiSend},
+};
+
+constexpr std::int64_t PWR_EVENT_EXIT = 4294967295LL;
+
+std::string str(const char* fmt, long long a, const char* s = "") {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, fmt, a, s);
+  return buf;
+}
+
+// The guest-side tracepoint of an interrupt's entry (x86 irq_vectors.h, arm64 ipi_entry).
+const char* irq_entry_name(int vector, bool x86) {
+  switch (static_cast<IrqVector>(vector)) {
+    case IrqVector::LocalTimer: return x86 ? "local_timer_entry" : "irq_handler_entry";
+    case IrqVector::Reschedule: return x86 ? "reschedule_entry" : "ipi_entry";
+    case IrqVector::CallFunction: return x86 ? "call_function_single_entry" : "ipi_entry";
+    default: return "irq_handler_entry";
+  }
+}
+
+}  // namespace
+
+TraceTopology trace_topology(const Scenario& sc, Kvm& vm, GuestKernel& k) {
+  TraceTopology t;
+  t.scenario = sc.source;
+  t.seed = sc.run.seed;
+  Machine& m = vm.machine();
+  t.x86 = m.costs.isa == Isa::X86_64;
+  t.host_name = "host: " + sc.shape.name + " (" + sc.shape.arch + ", " + std::to_string(sc.shape.cores) + " core x " +
+                std::to_string(sc.shape.threads_per_core) + " threads)";
+  t.vm_name = "vm0: " + std::to_string(sc.vcpus) + " vCPUs, HZ=" + std::to_string(sc.guest.hz) + ", " + sc.guest.tick_policy;
+  for (const auto& hw : m.threads) {
+    t.pcpu_names.push_back(hw->name());
+    t.pcpu_nr_running.push_back(vm.sched().cpu(hw->id()).nr_running());
+  }
+  t.vcpus = vm.nr_vcpus();
+  for (const auto& task : k.tasks()) t.tasks[task->pid] = task->comm;
+  return t;
+}
+
+bool parse_trace_window(const std::string& text, sim_ns& start, sim_ns& end, std::string& err) {
+  auto colon = text.find(':');
+  if (colon == std::string::npos) {
+    err = "expected START:END durations like 10ms:30ms, got '" + text + "'";
+    return false;
+  }
+  std::string a = text.substr(0, colon), b = text.substr(colon + 1);
+  sim_ns s = 0, e = KTIME_MAX;
+  if ((!a.empty() && !parse_duration(a, s)) || (!b.empty() && !parse_duration(b, e)) || s < 0) {
+    err = "expected START:END durations like 10ms:30ms, got '" + text + "'";
+    return false;
+  }
+  if (e <= s) {
+    err = "END must be after START in '" + text + "'";
+    return false;
+  }
+  start = s;
+  end = e;
+  return true;
+}
+
+TraceWriter::TraceWriter(sim_ns window_start, sim_ns window_end) : ws_(window_start), we_(window_end) {}
+
+void TraceWriter::describe(const TraceTopology& topo) {
+  topo_ = topo;
+  pcpus_.assign(topo.pcpu_names.size(), PcpuView{});
+  vcpus_.assign(static_cast<std::size_t>(topo.vcpus), VcpuView{});
+  for (std::size_t h = 0; h < topo.pcpu_names.size(); ++h) {
+    int i = static_cast<int>(h);
+    Track& p = pcpu_track(i);
+    p.name = "pCPU" + std::to_string(h) + " (" + topo.pcpu_names[h] + ")";
+    p.comm = "pcpu" + std::to_string(h);
+    p.cpu = i;
+    counters_[{kTraceHostPid, "pCPU" + std::to_string(h) + " runqueue"}] = {"nr_running", topo.pcpu_nr_running[h]};
+    // hardware threads start idle (HwThread::start)
+    queue_.push({ModelEvent{0, -1 - i, "hw_activity", static_cast<int>(HwActivity::Idle),
+                            static_cast<int>(HostCState::C1)}, next_seq_++});
+  }
+  for (int v = 0; v < topo.vcpus; ++v) {
+    std::string n = "vCPU" + std::to_string(v);
+    kvm_track(v).name = n + " thread (KVM)";
+    kvm_track(v).comm = "kvm_vcpu" + std::to_string(v);
+    vcpu_track(v).name = n;
+    vcpu_track(v).cpu = sched_track(v).cpu = tick_track(v).cpu = v;
+    vcpu_track(v).comm = "vcpu" + std::to_string(v);
+    sched_track(v).name = n + " sched";
+    tick_track(v).name = n + " tick";
+    tick_track(v).comm = "vcpu" + std::to_string(v) + "_tick";
+    counters_[{kTraceVmPid, n + " tick"}] = {"stopped", 0};
+    counters_[{kTraceVmPid, n + " runqueue"}] = {"nr_running", 0};
+    counters_[{kTraceHostPid, n + " kvm"}] = {"halt_poll_ns", 0};
+  }
+  for (const auto& [pid, c] : topo.tasks) task_track(pid);
+}
+
+TraceWriter::Track& TraceWriter::track(int pid, int tid) {
+  Track& t = tracks_[{pid, tid}];
+  if (t.pid == 0) {
+    t.pid = pid;
+    t.tid = tid;
+    t.marks = pid == kTraceHostPid || (tid >= 10000 && tid < 20000 && (tid - 10000) % 4 != 1);
+    t.name = "track " + std::to_string(tid);
+    t.comm = "track" + std::to_string(tid);
+  }
+  return t;
+}
+
+TraceWriter::Track& TraceWriter::task_track(int pid) {
+  bool fresh = !tracks_.count({kTraceVmPid, 20000 + pid});
+  Track& t = track(kTraceVmPid, 20000 + pid);
+  if (fresh) t.name = comm(pid) + " (pid " + std::to_string(pid) + ")";
+  return t;
+}
+
+std::string TraceWriter::comm(int pid) const {
+  auto it = topo_.tasks.find(pid);
+  return it != topo_.tasks.end() ? it->second : "task" + std::to_string(pid);
+}
+
+TraceWriter::VcpuView& TraceWriter::vcpu(int v) {
+  if (v >= static_cast<int>(vcpus_.size())) vcpus_.resize(static_cast<std::size_t>(v) + 1);
+  return vcpus_[static_cast<std::size_t>(v)];
+}
+TraceWriter::PcpuView& TraceWriter::pcpu(int h) {
+  if (h >= static_cast<int>(pcpus_.size())) pcpus_.resize(static_cast<std::size_t>(h) + 1);
+  return pcpus_[static_cast<std::size_t>(h)];
+}
+TraceWriter::TaskView& TraceWriter::task(int pid) { return tasks_[pid]; }
+
+// ---- output items -------------------------------------------------------------
+
+void TraceWriter::set_slice(Track& tr, sim_ns t, std::uint64_t seq, std::string name, const char* cat, int cpu) {
+  if (tr.open) {
+    if (tr.sname == name && std::strcmp(tr.cat, cat) == 0) return;
+    end_slice(tr, t);
+    t = std::max(t, tr.ts);  // an event from behind: never overlap the slice before
+  }
+  tr.open = true;
+  tr.ts = t;
+  tr.seq = seq;
+  tr.sname = std::move(name);
+  tr.cat = cat;
+  tr.cpu = cpu;
+}
+
+void TraceWriter::end_slice(Track& tr, sim_ns t) {
+  if (!tr.open) return;
+  tr.open = false;
+  sim_ns b = std::max(tr.ts, ws_), e = std::min(std::max(t, tr.ts), we_);
+  if (e <= b) return;  // empty, or outside the window
+  TraceRecord r;
+  r.ph = 'X';
+  r.pid = tr.pid;
+  r.tid = tr.tid;
+  r.cpu = tr.cpu;
+  r.ts = b;
+  r.dur = e - b;
+  r.seq = tr.seq;
+  r.cat = tr.cat;
+  r.name = std::move(tr.sname);
+  out_.push_back(std::move(r));
+}
+
+void TraceWriter::instant(Track& tr, sim_ns t, std::uint64_t seq, std::string name, const char* cat,
+                          std::initializer_list<TraceArg> args) {
+  if (t < ws_ || t > we_) return;
+  TraceRecord r;
+  r.ph = 'i';
+  r.pid = tr.pid;
+  r.tid = tr.tid;
+  r.cpu = tr.cpu;
+  r.ts = t;
+  r.seq = seq;
+  r.cat = cat;
+  r.name = std::move(name);
+  for (const TraceArg& a : args)
+    if (r.nargs < static_cast<int>(r.args.size())) r.args[static_cast<std::size_t>(r.nargs++)] = a;
+  out_.push_back(std::move(r));
+}
+
+void TraceWriter::counter(int pid, const std::string& name, const char* key, std::int64_t v, sim_ns t, std::uint64_t seq) {
+  auto [it, fresh] = counters_.try_emplace({pid, name}, Counter{key, v});
+  if (!fresh && it->second.v == v) return;
+  it->second.v = v;
+  if (!window_open_ || t > we_) return;  // open_window() writes the value at the start
+  TraceRecord r;
+  r.ph = 'C';
+  r.pid = pid;
+  r.ts = t;
+  r.seq = seq;
+  r.name = name;
+  r.args[0] = {key, v};
+  r.nargs = 1;
+  out_.push_back(std::move(r));
+}
+
+void TraceWriter::line(int v, sim_ns t, std::uint64_t seq, const char* flags, std::string task, int pid, std::string text) {
+  if (t < ws_ || t > we_) return;
+  TraceRecord r;
+  r.ph = 'F';
+  r.tid = pid;
+  r.cpu = v;
+  r.ts = t;
+  r.seq = seq;
+  r.cat = flags;
+  r.task = std::move(task);
+  r.name = std::move(text);
+  out_.push_back(std::move(r));
+}
+
+void TraceWriter::open_window() {
+  window_open_ = true;
+  for (const auto& [id, c] : counters_) {
+    TraceRecord r;
+    r.ph = 'C';
+    r.pid = id.first;
+    r.ts = ws_;
+    r.name = id.second;
+    r.args[0] = {c.key, c.v};
+    r.nargs = 1;
+    out_.push_back(std::move(r));
+  }
+}
+
+// ---- events -------------------------------------------------------------------
+
+void TraceWriter::on_event(const ModelEvent& e) {
+  if (finished_) return;
+  if (e.t > we_) {  // past the window: it can change nothing written
+    newest_ = std::max(newest_, e.t);
+    return;
+  }
+  queue_.push({e, next_seq_++});
+  newest_ = std::max(newest_, e.t);
+  while (!queue_.empty() && queue_.top().e.t < newest_ - kReorderNs) {
+    Pending p = queue_.top();
+    queue_.pop();
+    process(p.e, p.seq);
+  }
+}
+
+void TraceWriter::finish(sim_ns end) {
+  if (finished_) return;
+  while (!queue_.empty()) {
+    Pending p = queue_.top();
+    queue_.pop();
+    process(p.e, p.seq);
+  }
+  sim_ns t = std::max(end, last_);
+  end_ = std::max(ws_, std::min(t, we_));
+  if (!window_open_ && t >= ws_) open_window();
+  for (auto& [id, tr] : tracks_) end_slice(tr, t);
+  std::stable_sort(out_.begin(), out_.end(), [](const TraceRecord& a, const TraceRecord& b) {
+    return a.ts != b.ts ? a.ts < b.ts : a.seq < b.seq;
+  });
+  finished_ = true;
+}
+
+int TraceWriter::kind_of(const char* what) {
+  auto it = kinds_.find(what);
+  if (it != kinds_.end()) return it->second;
+  int k = kIgnore;
+  for (const auto& [name, kind] : kKinds)
+    if (std::strcmp(name, what) == 0) k = kind;
+  kinds_[what] = k;
+  return k;
+}
+
+void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
+  sim_ns t = e.t;
+  if (!window_open_ && t >= ws_) open_window();
+  last_ = std::max(last_, t);
+  const bool x86 = topo_.x86;
+  const int v = e.cpu;  // a vCPU for guest and KVM events
+  switch (kind_of(e.what)) {
+    case kHwActivity: {
+      PcpuView& p = pcpu(-1 - e.cpu);
+      p.activity = static_cast<int>(e.a);
+      p.cstate = static_cast<int>(e.b);
+      refresh_pcpu(-1 - e.cpu, t, seq);
+      break;
+    }
+    case kKvmState: {
+      int h = static_cast<int>(e.b);
+      if (pcpu(h).owner != v) {
+        pcpu(h).owner = v;
+        refresh_pcpu(h, t, seq);
+      }
+      kvm_track(v).cpu = h;
+      kvm_state(v, static_cast<int>(e.a), t, seq);
+      break;
+    }
+    case kKvmExit:
+      vcpu(v).pending = std::string("kvm_exit ") + (e.arg ? e.arg : "?");
+      break;
+    case kKvmBlock:
+      vcpu(v).pending = "kvm_vcpu_block";
+      break;
+    case kKvmHalt:
+      counter(kTraceHostPid, "vCPU" + std::to_string(v) + " kvm", "halt_poll_ns", e.a, t, seq);
+      break;
+    case kHaltPollNs:
+      instant(kvm_track(v), t, seq, e.a > e.b ? "kvm_halt_poll_ns grow" : "kvm_halt_poll_ns shrink", "kvm.halt_poll_ns",
+              {{"new", e.a}, {"old", e.b}});
+      counter(kTraceHostPid, "vCPU" + std::to_string(v) + " kvm", "halt_poll_ns", e.a, t, seq);
+      break;
+    case kKvmWakeup:
+      instant(kvm_track(v), t, seq, "kvm_vcpu_wakeup", "kvm.wakeup",
+              {{"mode", 0, e.b ? "wait" : "poll"}, {"time_ns", e.a}});
+      break;
+    case kAcceptIrq:
+      instant(kvm_track(v), t, seq, "kvm_apic_accept_irq", "kvm.irq",
+              {{"vector", 0, irq_vector_name(static_cast<IrqVector>(e.a))}});
+      break;
+    case kTimerExpired:
+      instant(kvm_track(v), t, seq, e.what, "kvm.timer", {{"in_guest", e.b}});
+      break;
+    case kHostNrRunning:
+      counter(kTraceHostPid, "pCPU" + std::to_string(-1 - e.cpu) + " runqueue", "nr_running", e.a, t, seq);
+      break;
+    case kGuestState:
+      vcpu(v).gstate = static_cast<int>(e.a);
+      refresh_vcpu(v, t, seq);
+      break;
+    case kIrq:
+      vcpu(v).vector = static_cast<int>(e.a);
+      instant(vcpu_track(v), t, seq, irq_entry_name(static_cast<int>(e.a), x86), "guest.irq_entry",
+              {{"vector", 0, irq_vector_name(static_cast<IrqVector>(e.a))}});
+      break;
+    case kCpuIdle:
+      vcpu(v).poll = e.a == 0;
+      refresh_vcpu(v, t, seq);
+      line(v, t, seq, "d..1", "<idle>", 0, str("cpu_idle: state=%lld cpu_id=%s", e.a, std::to_string(v).c_str()));
+      break;
+    case kSchedSwitch: {
+      int prev = static_cast<int>(e.a), next = static_cast<int>(e.b);
+      const char* ps = e.arg ? e.arg : "R";
+      std::string pc = prev ? comm(prev) : "swapper/" + std::to_string(v);
+      std::string nc = next ? comm(next) : "swapper/" + std::to_string(v);
+      line(v, t, seq, "d..2", prev ? comm(prev) : "<idle>", prev,
+           "sched_switch: prev_comm=" + pc + " prev_pid=" + std::to_string(prev) + " prev_prio=120 prev_state=" + ps +
+               " ==> next_comm=" + nc + " next_pid=" + std::to_string(next) + " next_prio=120");
+      vcpu(v).curr = next;
+      if (prev) {
+        TaskView& p = task(prev);
+        int to = ps[0] == 'R' ? v : p.woken_to;
+        p.woken_to = -1;
+        task_state(prev, to >= 0 ? 1 : 0, to, t, seq);
+        if (to >= 0 && to != v) update_nr_running(to, t, seq);
+      }
+      if (next) {
+        int from = task(next).cpu;
+        task_state(next, 2, v, t, seq);
+        if (from >= 0 && from != v) update_nr_running(from, t, seq);
+        set_slice(sched_track(v), t, seq, comm(next), "sched.task", v);
+      } else {
+        end_slice(sched_track(v), t);
+      }
+      update_nr_running(v, t, seq);
+      refresh_vcpu(v, t, seq);
+      break;
+    }
+    case kSchedWakeup: {
+      int pid = static_cast<int>(e.a), target = static_cast<int>(e.b);
+      int cur = vcpu(v).curr;
+      line(v, t, seq, "d..2", cur ? comm(cur) : "<idle>", cur,
+           "sched_wakeup: comm=" + comm(pid) + " pid=" + std::to_string(pid) + " prio=120 target_cpu=" + str("%03lld", target));
+      if (task(pid).state == 2) {  // still on its way out of the CPU it blocked on
+        task(pid).woken_to = target;
+        break;
+      }
+      int from = task(pid).cpu;
+      task_state(pid, 1, target, t, seq);
+      if (from >= 0 && from != target) update_nr_running(from, t, seq);
+      update_nr_running(target, t, seq);
+      break;
+    }
+    case kMigrate: {
+      int pid = static_cast<int>(e.a), to = static_cast<int>(e.b);
+      int from = task(pid).cpu;
+      task(pid).cpu = to;
+      if (from >= 0) update_nr_running(from, t, seq);
+      update_nr_running(to, t, seq);
+      break;
+    }
+    case kTick:
+      instant(tick_track(v), t, seq, "tick", "tick.tick", {{"in_idle", e.a}});
+      break;
+    case kTickStop: {
+      VcpuView& c = vcpu(v);
+      instant(tick_track(v), t, seq, "tick_stop", "tick.stop", {{"expires_ns", e.a}});
+      if (!c.tick_stopped) {
+        c.tick_stopped = true;
+        set_slice(tick_track(v), t, seq, "tick stopped", "tick.stopped", v);
+        counter(kTraceVmPid, "vCPU" + std::to_string(v) + " tick", "stopped", 1, t, seq);
+      }
+      break;
+    }
+    case kTickRetain:
+      instant(tick_track(v), t, seq, "tick_retain", "tick.retain");
+      break;
+    case kTickRestart:
+      instant(tick_track(v), t, seq, "tick_restart", "tick.restart");
+      [[fallthrough]];
+    case kCpuOffline:
+      if (vcpu(v).tick_stopped) {
+        vcpu(v).tick_stopped = false;
+        end_slice(tick_track(v), t);
+        counter(kTraceVmPid, "vCPU" + std::to_string(v) + " tick", "stopped", 0, t, seq);
+      }
+      if (kind_of(e.what) == kCpuOffline) {
+        vcpu(v).offline = true;
+        refresh_vcpu(v, t, seq);
+      }
+      break;
+    case kCpuOnline:
+      vcpu(v).offline = false;
+      refresh_vcpu(v, t, seq);
+      break;
+    case kHrtimerStart:
+      instant(tick_track(v), t, seq, "hrtimer_start", "timer.start", {{"function", 0, e.arg ? e.arg : "?"}, {"expires_ns", e.a}});
+      break;
+    case kHrtimerExpire:
+      if (e.arg && std::strcmp(e.arg, "tick_nohz_handler") == 0) break;  // the "tick" instant
+      instant(tick_track(v), t, seq, "hrtimer_expire_entry", "timer.expire", {{"function", 0, e.arg ? e.arg : "?"}});
+      break;
+    case kClockevent:
+      instant(tick_track(v), t, seq, "clockevent_write", "timer.clockevent", {{"register", 0, e.arg ? e.arg : "?"}, {"value", e.a}});
+      break;
+    case kIpiSend:
+      instant(vcpu_track(v), t, seq, "ipi_send_cpu", "guest.ipi_send",
+              {{"cpu", e.a}, {"vector", 0, irq_vector_name(static_cast<IrqVector>(e.b))}});
+      break;
+    default:
+      break;
+  }
+}
+
+// ---- track states ---------------------------------------------------------------
+
+void TraceWriter::refresh_pcpu(int h, sim_ns t, std::uint64_t seq) {
+  const PcpuView& p = pcpu(h);
+  std::string who = p.owner >= 0 ? "vCPU" + std::to_string(p.owner) + " " : "";
+  std::string name;
+  const char* cat = "hw.idle";
+  switch (static_cast<HwActivity>(p.activity)) {
+    case HwActivity::Idle: {
+      static const char* const kIdleCats[] = {"hw.idle_c1", "hw.idle_c1e", "hw.idle_c6"};
+      name = std::string("idle ") + cstate_name(static_cast<HostCState>(p.cstate));
+      cat = p.cstate >= 0 && p.cstate < kNumCStates ? kIdleCats[p.cstate] : "hw.idle";
+      break;
+    }
+    case HwActivity::Guest: name = who + "guest"; cat = "hw.guest"; break;
+    case HwActivity::HostKernel: name = who + "kvm"; cat = "hw.host_kernel"; break;
+    case HwActivity::HaltPoll: name = who + "halt-poll"; cat = "hw.halt_poll"; break;
+    case HwActivity::GuestPoll: name = who + "guest poll"; cat = "hw.guest_poll"; break;
+    default: name = "host thread"; cat = "hw.host_thread"; break;
+  }
+  set_slice(pcpu_track(h), t, seq, std::move(name), cat, h);
+}
+
+void TraceWriter::refresh_vcpu(int v, sim_ns t, std::uint64_t seq) {
+  const VcpuView& c = vcpu(v);
+  std::string name;
+  const char* cat;
+  switch (static_cast<GuestCpuState>(c.gstate)) {
+    case GuestCpuState::User: name = c.curr ? comm(c.curr) : "user"; cat = "guest.user"; break;
+    case GuestCpuState::Sys: name = c.curr ? comm(c.curr) + " (kernel)" : "kernel"; cat = "guest.sys"; break;
+    case GuestCpuState::Irq:
+      name = std::string("irq ") + irq_vector_name(static_cast<IrqVector>(c.vector));
+      cat = "guest.irq";
+      break;
+    case GuestCpuState::Halted:
+      name = c.offline ? "offline" : topo_.x86 ? "HLT" : "WFI";
+      cat = "guest.halt";
+      break;
+    default:
+      name = c.poll ? "poll" : "idle loop";
+      cat = c.poll ? "guest.poll" : "guest.idle";
+      break;
+  }
+  set_slice(vcpu_track(v), t, seq, std::move(name), cat, v);
+}
+
+// The vCPU thread as KVM sees it; an exit slice carries the reason of the exit that
+// opened it, the host work after a poll or a block says what it is.
+void TraceWriter::kvm_state(int v, int state, sim_ns t, std::uint64_t seq) {
+  VcpuView& c = vcpu(v);
+  if (state == c.kstate && !(state == static_cast<int>(VcpuState::Exit) && !c.pending.empty())) return;
+  if (state != c.kstate) {
+    c.kprev = c.kstate;
+    c.kstate = state;
+  }
+  std::string name;
+  const char* cat;
+  switch (static_cast<VcpuState>(state)) {
+    case VcpuState::Guest: name = "guest mode"; cat = "kvm.guest"; break;
+    case VcpuState::Exit:
+      cat = "kvm.exit";
+      if (!c.pending.empty()) name = c.pending;
+      else if (c.kprev == static_cast<int>(VcpuState::Runnable)) name = "wake-up + entry";
+      else if (c.kprev == static_cast<int>(VcpuState::HaltPoll)) name = "poll success + entry";
+      else name = "exit handling";
+      c.pending.clear();
+      break;
+    case VcpuState::HaltPoll: name = "halt-poll"; cat = "kvm.halt_poll"; break;
+    case VcpuState::Blocked: name = "blocked"; cat = "kvm.blocked"; break;
+    default: name = "runnable (run_delay)"; cat = "kvm.runnable"; break;
+  }
+  Track& tr = kvm_track(v);
+  set_slice(tr, t, seq, std::move(name), cat, tr.cpu);
+}
+
+void TraceWriter::task_state(int pid, int state, int cpu, sim_ns t, std::uint64_t seq) {
+  TaskView& k = task(pid);
+  k.state = state;
+  if (state) k.cpu = cpu;
+  Track& tr = task_track(pid);
+  if (state == 2) set_slice(tr, t, seq, "running on vCPU" + std::to_string(cpu), "task.running", cpu);
+  else if (state == 1) set_slice(tr, t, seq, "runnable", "task.runnable", cpu);
+  else end_slice(tr, t);
+}
+
+void TraceWriter::update_nr_running(int cpu, sim_ns t, std::uint64_t seq) {
+  int n = 0;
+  for (const auto& [pid, k] : tasks_)
+    if (k.state && k.cpu == cpu) ++n;
+  counter(kTraceVmPid, "vCPU" + std::to_string(cpu) + " runqueue", "nr_running", n, t, seq);
+}
+
+}  // namespace vtick
