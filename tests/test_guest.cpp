@@ -40,7 +40,7 @@ std::vector<std::vector<Decision>> decisions(const test::Recorder& rec, int cpu)
 }
 
 // vCPU1 sleeps 3.5 ms between 100 us bursts; a device interrupt that wakes no task
-// lands 300 us into every idle period.
+// lands 300 us into every idle period (the device watches for vCPU1 halting).
 std::vector<std::vector<Decision>> scripted(const std::string& policy, const std::string& driver = "none") {
   Scenario sc = test::scenario("[guest]\nhz = 1000\ntimer_slack = \"0ns\"\n[workload]\nkind = \"idle\"\n[run]\nduration = \"60ms\"\n",
                                {"guest.tick_policy=" + policy, "guest.cpuidle_driver=" + driver});
@@ -50,11 +50,15 @@ std::vector<std::vector<Decision>> scripted(const std::string& policy, const std
   hooks.guest_setup = [](GuestKernel& k) {
     k.add_task("sleeper", {{PhaseKind::Run, 100000, -1}, {PhaseKind::Sleep, 3500000, -1}}, 1, 1ULL << 1);
   };
-  hooks.vm_setup = [](Kvm& vm, GuestKernel&) {
+  hooks.vm_setup = [](Kvm& vm, GuestKernel& k) {
     KvmVcpu* v = &vm.vcpu(1);
-    spawn_actor("device", vm.machine().threads[0]->host(), [v] {
-      for (sim_ns t = 400000; t < 60000000; t += 3600000) {
-        sleep_until(t);
+    GuestCpu* c = &k.cpu(1);
+    spawn_actor("device", vm.machine().threads[0]->host(), [v, c] {
+      auto idle = [c] { return c->state() == GuestCpuState::Idle || c->state() == GuestCpuState::Halted; };
+      for (;;) {
+        while (idle()) sleep_until(now() + 10000);  // wait for the next idle period...
+        while (!idle()) sleep_until(now() + 10000);
+        sleep_until(now() + 300000);                // ... and interrupt it 300 us in
         v->inject_device_irq(timer_probe_token(0, 0), now());
       }
     });
@@ -66,7 +70,7 @@ std::vector<std::vector<Decision>> scripted(const std::string& policy, const std
 
 }  // namespace
 
-TEST_CASE("got_tick: a device interrupt keeps got_tick false (retain again); a tick wake-up stops") {
+TEST_CASE("got_tick: a device interrupt keeps got_tick false (retain again), a tick wake-up stops") {
   auto eps = scripted("got_tick");
   REQUIRE(eps.size() >= 10);
   int after_dev = 0, after_tick = 0;
@@ -274,7 +278,7 @@ static sim_ns largest_drop(const std::vector<sim_ns>& v) {
   return d;
 }
 
-TEST_CASE("cputime: old scheme's summed idle goes backward when a CPU goes offline; the new one does not") {
+TEST_CASE("cputime: old scheme's summed idle goes backward when a CPU goes offline, the new one does not") {
   IdleSamples s = sample_idle("1:offline@50ms");
   REQUIRE(s.old_sum.size() > 300);
   CHECK(largest_drop(s.old_sum) > 1000000);  // /proc/stat idle falls by more than 1 ms

@@ -69,7 +69,7 @@ TEST_CASE("wake-up placement: a wakee whose previous CPU is busy goes to an idle
   CHECK(r.metrics.get("vcpu1.guest_time.user_ns") > 45 * NSEC_PER_MSEC);  // the hog kept CPU 1
 }
 
-TEST_CASE("load balancing spreads tasks started on one CPU; switched off, they stay") {
+TEST_CASE("load balancing spreads tasks started on one CPU, switched off they stay") {
   auto setup = [](GuestKernel& k) {
     for (int i = 0; i < 2; ++i) k.add_task("spin" + std::to_string(i), {{PhaseKind::Run, 1000000, -1}}, 0, kAll);
   };
