@@ -167,6 +167,11 @@ bool GuestCpu::run_phase(Task& t, const Phase& ph) {
         return true;
       }
       syscall();  // futex(FUTEX_WAIT): sleep, then try again when woken
+      if (!m.owner) {  // released while we entered the kernel: the value check fails (EAGAIN), retry wins
+        m.owner = &t;
+        ++m.acquisitions;
+        return true;
+      }
       ++m.contended;
       ++k_.sched_stats.mutex_contended;
       m.waiters.push_back(&t);
@@ -178,9 +183,13 @@ bool GuestCpu::run_phase(Task& t, const Phase& ph) {
       m.owner = nullptr;
       if (!m.waiters.empty()) {  // futex(FUTEX_WAKE, 1)
         syscall();
-        Task* w = m.waiters.front();
-        m.waiters.pop_front();
-        k_.try_to_wake_up(*w, *this);
+        // the kernel wakes whoever is queued once it gets there: another CPU's unlock may
+        // have woken the waiter we saw while this one was entering the kernel
+        if (!m.waiters.empty()) {
+          Task* w = m.waiters.front();
+          m.waiters.pop_front();
+          k_.try_to_wake_up(*w, *this);
+        }
       }
       return true;
     }

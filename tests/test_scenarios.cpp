@@ -110,3 +110,14 @@ TEST_CASE("no test name holds a semicolon") {
   }
   CHECK(names >= 100);
 }
+
+// A contended unlock enters the kernel before it wakes a waiter; meanwhile another vCPU
+// may take and release the lock and wake that waiter itself. This run (8 vCPUs of OLTP at
+// HZ=100) hit it within 100 ms: the second wake found the queue empty and crashed.
+TEST_CASE("futex wake races: a waiter woken while the unlocker enters the kernel is not woken twice") {
+  auto r = test::run_cli("run " VTICK_SOURCE_DIR "/scenarios/oci/standard2.1-oltp.toml --set guest.hz=100 "
+                         "--set guest.tick_policy=got_tick --set platform.shape=VM.Standard2.4 --set platform.vcpus=8 "
+                         "--set run.seed=3 --set run.warmup=0ns --duration 150ms --quiet");
+  INFO(r.output);
+  CHECK(r.status == 0);
+}
