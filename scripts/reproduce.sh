@@ -1,7 +1,8 @@
 #!/bin/sh
 # The evidence of docs/validation.md, regenerated: the reproduction on both OCI shapes,
 # the ablation tables, the hypothesis search and the amplifier sweep. Writes text tables
-# and JSON to OUT (default results/reproduction). Takes about 40 minutes on 2 cores.
+# and JSON to OUT (default results/reproduction); scripts/validation-tables.py OUT then
+# rewrites the tables of docs/validation.md. Takes about 50 minutes on 2 cores.
 # usage: scripts/reproduce.sh [OUT] [SEEDS] [DURATION]
 set -eu
 OUT=${1:-results/reproduction}

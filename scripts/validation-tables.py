@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Rewrites the generated tables of docs/validation.md from the output directory of
+scripts/reproduce.sh (default results/reproduction). Each table sits between
+<!-- BEGIN name --> and <!-- END name --> markers; the prose around them is hand-written
+and names the figures it discusses, so read it again after regenerating.
+
+usage: scripts/validation-tables.py [DIR] [docs/validation.md]"""
+import json, os, re, sys
+
+DIR = sys.argv[1] if len(sys.argv) > 1 else "results/reproduction"
+DOC = sys.argv[2] if len(sys.argv) > 2 else "docs/validation.md"
+SHAPES = [("standard2.1", "VM.Standard2.1 (x86, 1 core / 2 HT, HZ=1000)", "333 -> 236 (−29.1%)"),
+          ("a1.flex.2", "VM.Standard.A1.Flex.2 (arm64, 2 cores, HZ=250)", "1286 -> 1152 (−10.4%)")]
+
+def load(name):
+    with open(os.path.join(DIR, name)) as f:
+        return json.load(f)
+
+def cell(s, base=None):
+    t = f"{s['mean']:.1f} ± {s['ci95']:.1f}"
+    if base is not None and base["mean"]:
+        t += f" ({100 * (s['mean'] - base['mean']) / base['mean']:+.1f}%)"
+    return t
+
+def by_value(c):
+    return {p["value"]: p["summary"] for p in c["policies"]}
+
+def reproduction():
+    pols = ["legacy", "got_tick", "force_retain", "loehle", "tglx_avg"]
+    out = ["| shape | workload | reported legacy -> got_tick | " + " | ".join(pols) + " |", "|---" * (3 + len(pols)) + "|"]
+    for key, shape, reported in SHAPES:
+        s = by_value(load(f"{key}-oltp.json"))
+        base = s["legacy"]["ops_per_s"]
+        cells = [cell(s[p]["ops_per_s"], None if p == "legacy" else base) for p in pols]
+        out.append(f"| {shape} | OLTP, tps | {reported} | " + " | ".join(cells) + " |")
+    for key, shape, _ in SHAPES:
+        s = by_value(load(f"{key}-sysbench_threads.json"))
+        base = s["legacy"]["ops_per_s"]
+        cells = [cell(s[p]["ops_per_s"], None if p == "legacy" else base) if p in s else "" for p in pols]
+        out.append(f"| {shape} | sysbench threads, events/s | | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+COUNTERS = [("tick_wakeups_per_s", "tick wake-ups of halted vCPUs /s", "%.1f"), ("tick_stops_per_s", "tick stops /s", "%.0f"),
+            ("timer_exits_per_s", "timer-write exits /s", "%.0f"), ("halt_exits_per_s", "HLT/WFI exits /s", "%.0f"),
+            ("exits_per_s", "VM exits /s (all)", "%.0f"), ("halt_poll_time_pct", "halt-poll time (% of vCPU time)", "%.1f"),
+            ("wake_latency_p50_us", "wake-up latency p50 (µs)", "%.1f")]
+
+def counters():
+    out = ["| counter | " + " | ".join(f"{s.split(' (')[0]} legacy | got_tick" for _, s, _ in SHAPES) + " |",
+           "|---" * (1 + 2 * len(SHAPES)) + "|"]
+    for key, label, fmt in COUNTERS:
+        row = [label]
+        for shape, _, _ in SHAPES:
+            s = by_value(load(f"{shape}-oltp.json"))
+            row += [fmt % s["legacy"][key]["mean"], fmt % s["got_tick"][key]["mean"]]
+        out.append("| " + " | ".join(row) + " |")
+    return "\n".join(out)
+
+WHAT = {"tick_wakeup_cost": "halting and waking a vCPU costs the host nothing", "halt_polling": "no host halt polling",
+        "smt": "SMT siblings do not slow each other", "cstate_latency": "host C-states exit instantly",
+        "load_balancing": "no guest load balancing", "timer_write_exits": "guest timer writes do not exit",
+        "mitigations": "no VM-entry mitigations"}
+
+def ablation():
+    out = []
+    for key, shape, _ in SHAPES:
+        a = load(f"{key}-oltp-ablate.json")
+        b = a["ablation_baseline_delta_pct"]
+        out += [f"**{shape}, OLTP**", "", "| switched off | | got_tick vs legacy | shift [points] | carried |", "|---|---|---|---|---|",
+                f"| (nothing) | the model as configured | {b['mean']:+.1f}% ± {b['ci95']:.1f} | | |"]
+        for r in a["ablation"]:
+            d, sh = r["delta_pct"], r["shift_points"]
+            car = "-" if r["carried_pct"] is None else f"{r['carried_pct']:.0f}%"
+            out.append(f"| `{r['mechanism']}` | {WHAT.get(r['mechanism'], '')} | {d['mean']:+.1f}% ± {d['ci95']:.1f} | "
+                       f"{sh['mean']:+.1f} ± {sh['ci95']:.1f} | {car} |")
+        out.append("")
+    return "\n".join(out).rstrip()
+
+def md_rows(name):
+    with open(os.path.join(DIR, name)) as f:
+        return [l for l in f.read().splitlines() if l.startswith("| ") and not l.startswith("| scenario")]
+
+def hypotheses():
+    out = ["| hypothesis | what | legacy tps | got_tick vs legacy | loehle vs legacy |", "|---|---|---|---|---|"]
+    current = None
+    for r in md_rows("hypotheses.md"):
+        c = [x.strip() for x in r.strip("|").split("|")]
+        shape = [s for k, s, _ in SHAPES if c[0].startswith(k)][0]
+        if shape != current:
+            out.append(f"| **{shape}** | | | | |")
+            current = shape
+        name, what = c[1].split(": ", 1)
+        out.append(f"| {name} | {what} | {c[2]} | {c[3].replace('+-', '± ')} | {c[4].replace('+-', '± ')} |")
+    return "\n".join(out)
+
+def amplifier():
+    out = ["| shape | host.tick_wakeup_cost | legacy tps | got_tick vs legacy | loehle vs legacy |", "|---|---|---|---|---|"]
+    for r in md_rows("amplifier.md"):
+        c = [x.strip() for x in r.strip("|").split("|")]
+        shape = [s for k, s, _ in SHAPES if c[0].startswith(k)][0].split(" (")[0]
+        out.append(f"| {shape} | {c[1].split(':')[0].replace('amplifier ', '')} | {c[2]} | "
+                   f"{c[3].replace('+-', '± ')} | {c[4].replace('+-', '± ')} |")
+    return "\n".join(out)
+
+def main():
+    with open(DOC) as f:
+        doc = f.read()
+    for name, fn in [("reproduction", reproduction), ("counters", counters), ("ablation", ablation),
+                     ("hypotheses", hypotheses), ("amplifier", amplifier)]:
+        pat = re.compile(r"(<!-- BEGIN %s -->\n).*?(<!-- END %s -->)" % (name, name), re.S)
+        if not pat.search(doc):
+            sys.exit(f"{DOC}: no <!-- BEGIN {name} --> ... <!-- END {name} --> markers")
+        doc = pat.sub(lambda m: m.group(1) + fn() + "\n" + m.group(2), doc)
+    with open(DOC, "w") as f:
+        f.write(doc)
+
+main()
