@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-dbg/tests/vtick_tests_tests-b12d07c.cmake")
-  include("/work/main/build-dbg/tests/vtick_tests_tests-b12d07c.cmake")
-else()
-  add_test(vtick_tests_NOT_BUILT-b12d07c vtick_tests_NOT_BUILT-b12d07c)
-endif()
