@@ -153,6 +153,17 @@ int cmd_compare(const CompareOptions& o) {
     return std::make_pair(sample_stats(xs), xs);
   };
   auto delta_pct = [](double a, double b) { return a != 0 ? 100.0 * (b - a) / a : 0.0; };
+  // Change of the workload metric of value p against the first value in group g, paired
+  // by seed (the same seed under both): its spread is the spread of the difference itself.
+  auto paired_deltas = [&](int g, int p) {
+    std::vector<double> ds;
+    for (int s = 0; s < o.seeds; ++s) {
+      double a = runs[static_cast<size_t>(g * per_group + s)]["summary"].value("ops_per_s", 0.0);
+      double b = runs[static_cast<size_t>(g * per_group + p * o.seeds + s)]["summary"].value("ops_per_s", 0.0);
+      ds.push_back(delta_pct(a, b));
+    }
+    return ds;
+  };
 
   json out;
   out["scenario"] = base.source;
@@ -171,6 +182,10 @@ int cmd_compare(const CompareOptions& o) {
       st[static_cast<size_t>(p)][h] = ss;
       pj["summary"][rows[h].key] = {{"mean", ss.mean}, {"stddev", ss.stddev}, {"ci95", ss.ci95}, {"n", ss.n}, {"values", xs}};
       if (p > 0) pj["delta_pct"][rows[h].key] = delta_pct(st[0][h].mean, ss.mean);
+    }
+    if (p > 0) {
+      SampleStats d = sample_stats(paired_deltas(0, p));
+      pj["ops_delta_pct_paired"] = {{"mean", d.mean}, {"ci95", d.ci95}, {"n", d.n}};
     }
     out["policies"].push_back(pj);
   }
@@ -202,21 +217,19 @@ int cmd_compare(const CompareOptions& o) {
     }
     std::printf("\n");
   }
+  if (np > 1) {
+    std::printf("  %-44s", ("change of " + first.ops_name + "/s, paired by seed [%]").c_str());
+    std::printf(" %24s", "");
+    for (int p = 1; p < np; ++p) std::printf(" %24s", cell(sample_stats(paired_deltas(0, p)), o.seeds).c_str());
+    std::printf("\n");
+  }
   if (o.seeds > 1) std::printf("\n  mean +- 95%% confidence interval over seeds; (%%) change against %s\n", o.policies[0].c_str());
   else std::printf("\n  (%%) change against %s; one seed: use --seeds N for confidence intervals\n", o.policies[0].c_str());
 
   if (o.ablate) {
     // Delta of the workload metric between the first two values, per ablation: what the
     // difference becomes when one mechanism is switched off, and the share it carried.
-    auto group_deltas = [&](int g) {
-      std::vector<double> ds;
-      for (int s = 0; s < o.seeds; ++s) {
-        double a = runs[static_cast<size_t>(g * per_group + s)]["summary"].value("ops_per_s", 0.0);
-        double b = runs[static_cast<size_t>(g * per_group + o.seeds + s)]["summary"].value("ops_per_s", 0.0);
-        ds.push_back(delta_pct(a, b));
-      }
-      return ds;
-    };
+    auto group_deltas = [&](int g) { return paired_deltas(g, 1); };
     std::vector<double> base = group_deltas(0);
     SampleStats d0 = sample_stats(base);
     // "carried" is the share of a difference that exists: only when the baseline delta
