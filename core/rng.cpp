@@ -39,4 +39,12 @@ sim_ns Rng::exponential(sim_ns mean) {
   return static_cast<sim_ns>(std::llround(-std::log1p(-u) * static_cast<double>(mean)));
 }
 
+// Box-Muller on two uniforms; mu chosen so that the mean is `mean`.
+sim_ns Rng::lognormal(sim_ns mean, double sigma) {
+  double u1 = 1.0 - uniform01(), u2 = uniform01();
+  double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+  double mu = std::log(static_cast<double>(mean)) - sigma * sigma / 2;
+  return static_cast<sim_ns>(std::llround(std::exp(mu + sigma * z)));
+}
+
 }  // namespace vtick

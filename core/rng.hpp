@@ -26,6 +26,7 @@ class Rng {
   double uniform01();                            // [0, 1)
   sim_ns uniform(sim_ns lo, sim_ns hi);          // [lo, hi]
   sim_ns exponential(sim_ns mean);
+  sim_ns lognormal(sim_ns mean, double sigma);   // the given mean; sigma of the log
 
  private:
   std::uint64_t s_[4];

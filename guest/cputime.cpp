@@ -20,9 +20,10 @@ sim_ns CpuTimeAccount::steal_account_process_time(sim_ns steal_clock, sim_ns max
 void CpuTimeAccount::account_process_tick(Cputime what, sim_ns tick_nsec, sim_ns steal_clock, bool dyntick) {
   sim_ns steal = steal_account_process_time(steal_clock, KTIME_MAX, old_prev_steal_);
   account(old_, Cputime::Steal, steal);
+  if (what == Cputime::Idle) what = idle_or_iowait();  // account_idle_time()
   if (steal < tick_nsec) account(old_, what, tick_nsec - steal);
   // New scheme: an idle tick inside a dyntick period is already covered by the delta.
-  if (dyntick && what == Cputime::Idle) return;
+  if (dyntick && (what == Cputime::Idle || what == Cputime::Iowait)) return;
   sim_ns nsteal = steal_account_process_time(steal_clock, KTIME_MAX, new_prev_steal_);
   account(new_, Cputime::Steal, nsteal);
   if (nsteal < tick_nsec) account(new_, what, tick_nsec - nsteal);
@@ -32,7 +33,7 @@ void CpuTimeAccount::account_idle_ticks(std::uint64_t ticks, sim_ns tick_nsec, s
   sim_ns cputime = static_cast<sim_ns>(ticks) * tick_nsec;
   sim_ns steal = steal_account_process_time(steal_clock, KTIME_MAX, old_prev_steal_);
   account(old_, Cputime::Steal, steal);
-  if (steal < cputime) account(old_, Cputime::Idle, cputime - steal);
+  if (steal < cputime) account(old_, idle_or_iowait(), cputime - steal);
 }
 
 void CpuTimeAccount::start_idle(sim_ns now) {
@@ -42,7 +43,7 @@ void CpuTimeAccount::start_idle(sim_ns now) {
 
 void CpuTimeAccount::stop_idle(sim_ns now) {
   if (!idle_active_) return;
-  idle_sleeptime_ += now - idle_entrytime_;
+  (nr_iowait > 0 ? iowait_sleeptime_ : idle_sleeptime_) += now - idle_entrytime_;
   idle_active_ = false;
 }
 
@@ -57,7 +58,7 @@ void CpuTimeAccount::dyntick_start(sim_ns now, sim_ns steal_clock) {
 
 void CpuTimeAccount::dyntick_irq_enter(sim_ns now) {
   if (!dyn_active_ || dyn_in_irq_) return;
-  account(new_, Cputime::Idle, now - dyn_entrytime_);
+  account(new_, idle_or_iowait(), now - dyn_entrytime_);
   dyn_in_irq_ = true;
 }
 
@@ -71,7 +72,7 @@ void CpuTimeAccount::dyntick_irq_exit(sim_ns now) {
 // making idle go backward: what cannot be subtracted yet waits in idle_stealtime.
 void CpuTimeAccount::dyntick_stop(sim_ns now, sim_ns steal_clock) {
   if (!dyn_active_) return;
-  if (!dyn_in_irq_) account(new_, Cputime::Idle, now - dyn_entrytime_);
+  if (!dyn_in_irq_) account(new_, idle_or_iowait(), now - dyn_entrytime_);
   sim_ns steal = steal_account_process_time(steal_clock, KTIME_MAX, new_prev_steal_);
   account(new_, Cputime::Steal, steal);
   idle_stealtime_ += steal;
@@ -84,9 +85,10 @@ void CpuTimeAccount::dyntick_stop(sim_ns now, sim_ns steal_clock) {
 
 Kcpustat CpuTimeAccount::proc_stat_old(bool online, sim_ns now) const {
   Kcpustat k = old_;
-  if (online) {  // get_idle_time(): online CPUs report the nohz deltas
-    sim_ns idle = idle_sleeptime_ + (idle_active_ ? now - idle_entrytime_ : 0);
-    k[static_cast<size_t>(Cputime::Idle)] = idle;
+  if (online) {  // get_idle_time() / get_iowait_time(): online CPUs report the nohz deltas
+    sim_ns open = idle_active_ ? now - idle_entrytime_ : 0;
+    k[static_cast<size_t>(Cputime::Idle)] = idle_sleeptime_ + (nr_iowait > 0 ? 0 : open);
+    k[static_cast<size_t>(Cputime::Iowait)] = iowait_sleeptime_ + (nr_iowait > 0 ? open : 0);
   }
   return k;
 }
@@ -97,7 +99,7 @@ Kcpustat CpuTimeAccount::proc_stat_new(sim_ns now, sim_ns steal_clock) const {
     // readers subtract the steal not yet accounted from the in-flight delta
     sim_ns delta = now - dyn_entrytime_;
     sim_ns pending = steal_clock - new_prev_steal_;
-    k[static_cast<size_t>(Cputime::Idle)] += std::max<sim_ns>(0, delta - pending);
+    k[static_cast<size_t>(idle_or_iowait())] += std::max<sim_ns>(0, delta - pending);
   }
   return k;
 }

@@ -33,12 +33,17 @@ class CpuTimeAccount {
   void dyntick_irq_exit(sim_ns now);
   bool dyntick_active() const { return dyn_active_; }
 
+  // rq->nr_iowait of this CPU, kept by the scheduler: idle time with a task of this CPU
+  // blocked on I/O is iowait (account_idle_time(), tick_nohz_stop_idle()).
+  int nr_iowait = 0;
+
   // /proc/stat for this CPU at `now` under each scheme.
   Kcpustat proc_stat_old(bool online, sim_ns now) const;
   Kcpustat proc_stat_new(sim_ns now, sim_ns steal_clock) const;
 
  private:
   void account(Kcpustat& k, Cputime c, sim_ns ns) { k[static_cast<size_t>(c)] += ns; }
+  Cputime idle_or_iowait() const { return nr_iowait > 0 ? Cputime::Iowait : Cputime::Idle; }
   sim_ns steal_account_process_time(sim_ns steal_clock, sim_ns max, sim_ns& prev);
 
   // old: kcpustat (tick based) + idle_sleeptime (ns deltas)
@@ -47,6 +52,7 @@ class CpuTimeAccount {
   bool idle_active_ = false;
   sim_ns idle_entrytime_ = 0;
   sim_ns idle_sleeptime_ = 0;
+  sim_ns iowait_sleeptime_ = 0;
   // new: kcpustat with dyntick-idle accumulated directly, steal subtracted
   Kcpustat new_{};
   sim_ns new_prev_steal_ = 0;

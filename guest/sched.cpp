@@ -122,6 +122,10 @@ void GuestKernel::resched_curr(GuestCpu& target, GuestCpu& self) {
 
 void GuestKernel::try_to_wake_up(Task& p, GuestCpu& waker) {
   waker.kernel_work(p_.costs.ttwu_ns);
+  if (p.in_iowait) {  // counted on the runqueue it slept on, before it may move
+    --cpu(p.cpu).cputime().nr_iowait;
+    p.in_iowait = false;
+  }
   GuestCpu& target = cpu(select_task_rq(p, waker));
   // ttwu_do_activate(): an idle target learns how long it stayed idle
   if (target.idle_stamp) {

@@ -58,6 +58,7 @@ struct Task {
   int last_cpu = -1;               // CPU it last ran on (migration detection)
   sim_ns refill_left = 0;          // cache refill still owed after a migration
   bool yield_skip = false;         // sched_yield(): let another task go first
+  bool in_iowait = false;          // blocked in io_schedule(): counted in rq->nr_iowait
   bool posix_cpu_timer = false;    // TICK_DEP_BIT_POSIX_TIMER: CPU-time timers armed
   int cur_lock = -1;               // the mutex PickLock chose
   bool measure_ops = false;        // record each op's duration (latency percentiles)

@@ -205,6 +205,8 @@ bool GuestCpu::run_phase(Task& t, const Phase& ph) {
       ++k_.sched_stats.io_requests;
       hw_->io_submit((static_cast<std::uint64_t>(t.pid) << 32) | (t.ops & 0xffffffffULL));
       t.state = TaskState::Blocked;
+      t.in_iowait = true;  // io_schedule()
+      ++cputime_.nr_iowait;
       return true;
     }
     case PhaseKind::Loop: {

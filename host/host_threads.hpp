@@ -57,7 +57,7 @@ class HostWorker {
 
 class IoThread : public HostWorker {
  public:
-  IoThread(Kvm& vm, const IoThreadParams& p, sim_ns device_latency, int home);
+  IoThread(Kvm& vm, const IoThreadParams& p, int home);
   // From a vCPU's virtio notify: the request becomes visible to the thread at `at`.
   void submit(KvmVcpu& from, std::uint64_t request, sim_ns at);
   void start();
@@ -67,7 +67,6 @@ class IoThread : public HostWorker {
   void main();
   Kvm& vm_;
   IoThreadParams p_;
-  sim_ns latency_;
   std::deque<Item> items_;
 };
 

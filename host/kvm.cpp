@@ -11,7 +11,14 @@ KvmVcpu& Kvm::create_vcpu(int id, int hw_thread) {
 
 void Kvm::io_submit(KvmVcpu& from, std::uint64_t request, sim_ns at) {
   if (io_) io_->submit(from, request, at);
-  else from.inject_device_irq(request, at + params_.io_latency);  // the device completes it alone
+  else from.inject_device_irq(request, at + io_latency());  // the device completes it alone
+}
+
+sim_ns Kvm::io_latency() {
+  if (params_.io_latency_dist == "exponential") return io_rng_.exponential(params_.io_latency);
+  if (params_.io_latency_dist == "lognormal" && params_.io_latency > 0)
+    return io_rng_.lognormal(params_.io_latency, params_.io_latency_sigma);
+  return params_.io_latency;
 }
 
 static int first_cpu(std::uint64_t mask, int n) {
@@ -26,7 +33,7 @@ void Kvm::create_host_threads(std::uint64_t seed) {
   if (params_.iothread.enabled) {
     IoThreadParams p = params_.iothread;
     p.cpus &= all;
-    io_ = std::make_unique<IoThread>(*this, p, params_.io_latency, first_cpu(p.cpus, n));
+    io_ = std::make_unique<IoThread>(*this, p, first_cpu(p.cpus, n));
   }
   for (int i = 0; i < params_.noise.threads; ++i) {
     NoiseParams p = params_.noise;

@@ -5,6 +5,7 @@
 
 #include "host/host_sched.hpp"
 #include "host/kvm_params.hpp"
+#include "core/rng.hpp"
 #include "host/kvm_vcpu.hpp"
 #include "platform/sg_platform.hpp"
 
@@ -12,10 +13,13 @@ namespace vtick {
 
 class Kvm {
  public:
-  Kvm(Machine& m, HostParams p) : machine_(m), params_(p), sched_(m, p.sched) {}
+  Kvm(Machine& m, HostParams p, std::uint64_t seed)
+      : machine_(m), params_(p), sched_(m, p.sched), io_rng_(seed, "host/io") {}
   HostScheduler& sched() { return sched_; }
   // The VMM's I/O thread and the noise threads, as configured; started with start().
   void create_host_threads(std::uint64_t seed);
+  // The device's service time of one block request, from host.io_latency[_dist|_sigma].
+  sim_ns io_latency();
   void start_host_threads();
   IoThread* iothread() { return io_.get(); }
   const std::vector<std::unique_ptr<NoiseThread>>& noise() const { return noise_; }
@@ -35,6 +39,7 @@ class Kvm {
   HostScheduler sched_;
   std::vector<std::unique_ptr<KvmVcpu>> vcpus_;
   std::unique_ptr<IoThread> io_;
+  Rng io_rng_;
   std::vector<std::unique_ptr<NoiseThread>> noise_;
 };
 

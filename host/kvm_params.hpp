@@ -37,7 +37,9 @@ struct HostParams {
   std::string pinning = "dedicated";       // dedicated: vCPU k on its own hardware thread; shared: any of the VM's
   NoiseParams noise;
   IoThreadParams iothread;
-  sim_ns io_latency = 100000;              // block request service time of the host [EST]
+  sim_ns io_latency = 100000;              // block request service time of the host, mean [EST]
+  std::string io_latency_dist = "lognormal";  // constant | exponential | lognormal
+  double io_latency_sigma = 0.5;           // lognormal: sigma of log(latency) [EST]
   TimerAwareParams timer_aware;
   sim_ns tick_wakeup_cost = 0;             // the amplifier: extra host work per timer wake-up of a halted vCPU
   std::string l1d_flush = "never";         // kvm-intel.vmentry_l1d_flush: never | cond | always

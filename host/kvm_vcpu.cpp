@@ -424,9 +424,8 @@ void KvmVcpu::write_poll_control(bool host_poll_allowed) {
   ++st_.poll_ctl_writes;
   poll_control_ = host_poll_allowed;
   if (vm_.costs().isa == Isa::X86_64) {
-    std::uint64_t ignored = 0;
     trace_exit(ExitReason::PollControl);
-    exit_to_host(vm_.costs().timer_ctl_ns, ignored);  // an MSR write on the slow path
+    exit_to_host(vm_.costs().timer_ctl_ns, st_.exits.msr_poll_control);  // an MSR write on the slow path
   }
 }
 
@@ -434,7 +433,7 @@ void KvmVcpu::write_poll_control(bool host_poll_allowed) {
 // the host's I/O latency and interrupts this vCPU.
 void KvmVcpu::io_submit(std::uint64_t request) {
   const ArchCosts& c = vm_.costs();
-  ++st_.io_kicks;
+  ++st_.exits.io;
   trace_exit(ExitReason::Io);
   vm_.io_submit(*this, request, now() + c.vmexit_ns + c.ipi_send_ns);  // the ioeventfd fires in the exit
   enter_guest(c.vmexit_ns + c.ipi_send_ns);

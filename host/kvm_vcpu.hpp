@@ -47,8 +47,11 @@ struct ExitStats {
   std::uint64_t external_interrupt = 0;  // host interrupt preempting the vCPU thread
   std::uint64_t kick = 0;              // arm64: IRQ exit to inject an interrupt (kvm_vcpu_kick)
   std::uint64_t pause = 0;             // x86 pause-loop exit (PLE)
+  std::uint64_t io = 0;                // virtio notify (ioeventfd MMIO/PIO write)
+  std::uint64_t msr_poll_control = 0;  // WRMSR MSR_KVM_POLL_CONTROL (x86, cpuidle-haltpoll)
   std::uint64_t total() const {
-    return hlt + msr_tsc_deadline + apic_lvtt + ipi + timer_expiry + external_interrupt + kick + pause;
+    return hlt + msr_tsc_deadline + apic_lvtt + ipi + timer_expiry + external_interrupt + kick + pause + io +
+           msr_poll_control;
   }
 };
 
@@ -62,7 +65,6 @@ struct VcpuStats {
   std::uint64_t posted_irqs = 0;       // interrupts posted while in guest mode (no exit)
   std::uint64_t timer_fired = 0;       // guest timer expiries
   std::uint64_t poll_ctl_writes = 0;
-  std::uint64_t io_kicks = 0;          // virtio notifications (MMIO/PIO write exits)
   std::uint64_t entries = 0;           // VM entries
   std::uint64_t l1d_flushes = 0;       // vmx_l1d_flush() on entry
   std::uint64_t verw_clears = 0;       // mds_clear_cpu_buffers() on entry

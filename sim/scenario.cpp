@@ -54,7 +54,9 @@ const std::vector<Spec>& specs() {
         {"platform.vcpus", VType::Int, 1, 512, {}, "vCPUs, pinned 1:1 to hardware threads"},
         {"host.idle_governor", VType::Str, 1, 0, {"menu", "promote"}, "host idle state choice: from the next timer event, or by idle time"},
         {"host.max_cstate", VType::Str, 1, 0, {"C1", "C1E", "C6"}, "deepest host C-state (intel_idle.max_cstate)"},
-        {"host.io_latency", VType::Duration, 0, 100 * 1e6, {}, "block request service time of the host device"},
+        {"host.io_latency", VType::Duration, 0, 100 * 1e6, {}, "block request service time of the host device (mean)"},
+        {"host.io_latency_dist", VType::Str, 1, 0, {"constant", "exponential", "lognormal"}, "distribution of the block request service time"},
+        {"host.io_latency_sigma", VType::Float, 0, 2, {}, "lognormal: standard deviation of log(service time)"},
         {"host.pinning", VType::Str, 1, 0, {"dedicated", "shared"}, "vCPU threads: one hardware thread each, or any of the VM's"},
         {"host.iothread", VType::Bool, 1, 0, {}, "a VMM I/O thread submits and completes block requests"},
         {"host.iothread_cpus", VType::Str, 1, 0, {}, "hardware threads (cpulist) the I/O thread may use; empty: all the VM's"},
@@ -441,6 +443,8 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   sc.host.sched.min_granularity = v.i("host.sched.min_granularity", 3000000);
   sc.host.sched.latency = v.i("host.sched.latency", 24000000);
   sc.host.io_latency = v.i("host.io_latency", 100000);
+  sc.host.io_latency_dist = v.s("host.io_latency_dist", "lognormal");
+  sc.host.io_latency_sigma = v.f("host.io_latency_sigma", 0.5);
   sc.host.pinning = v.s("host.pinning", "dedicated");
   int hw_threads = sc.shape.cores * sc.shape.threads_per_core;
   auto hw_list = [&](const std::string& key) {
@@ -635,6 +639,8 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   r.emplace_back("host.idle_governor", sc.host.sched.idle_governor);
   r.emplace_back("host.max_cstate", std::string(cstate_name(sc.host.sched.max_cstate)));
   r.emplace_back("host.io_latency", format_duration(sc.host.io_latency));
+  r.emplace_back("host.io_latency_dist", sc.host.io_latency_dist);
+  r.emplace_back("host.io_latency_sigma", sc.host.io_latency_sigma);
   r.emplace_back("host.pinning", sc.host.pinning);
   r.emplace_back("host.iothread", sc.host.iothread.enabled);
   r.emplace_back("host.iothread_cpus", v.s("host.iothread_cpus", ""));

@@ -91,6 +91,8 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
     m.counter(p + "host.verw_clears", s.verw_clears);
     m.counter(p + "exits.kick", s.exits.kick);
     m.counter(p + "exits.pause", s.exits.pause);
+    m.counter(p + "exits.io", s.exits.io);
+    m.counter(p + "exits.msr_poll_control", s.exits.msr_poll_control);
     m.counter(p + "host.halts_in_guest", s.halts_in_guest);
     m.counter(p + "host.hv_to_sw_timer", s.hv_to_sw_timer);
     m.counter(p + "host.timer_advance_waits", s.timer_advance_waits);
@@ -207,7 +209,7 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   set_event_sink(hooks.sink);
 
   std::unique_ptr<Machine> machine = build_machine(sc.shape.cores, sc.shape.threads_per_core, sc.costs);
-  Kvm vm(*machine, sc.host);
+  Kvm vm(*machine, sc.host, sc.run.seed);
   GuestKernel kernel(sc.guest, sc.vcpus, sc.run.seed);
   for (int i = 0; i < sc.vcpus; ++i) {
     KvmVcpu& v = vm.create_vcpu(i, machine->topology->placement(i));

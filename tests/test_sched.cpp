@@ -109,6 +109,24 @@ TEST_CASE("block I/O: the task sleeps until the device interrupt completes its r
   CHECK(r.metrics.get("vcpu0.irqs.device") >= req - 1);
 }
 
+// account_idle_time() / tick_nohz_stop_idle(): idle with a task of this CPU blocked in
+// io_schedule() is iowait; a CPU with no such task stays plain idle.
+void check_iowait(const std::string& scheme) {
+  RunResult r = run_with(kIdle, {"host.max_cstate=C1", "guest.cputime=" + scheme}, [](GuestKernel& k) {
+    k.add_task("io", {{PhaseKind::Run, 20000, -1}, {PhaseKind::Io, 0, -1}}, 0, 1);
+  });
+  double req = r.metrics.get("sched.io_requests");
+  REQUIRE(req > 300);
+  double iowait0 = r.metrics.get("vcpu0.proc_stat.iowait_ns");
+  CHECK(iowait0 > req * 50000);                                  // most of each 100 us wait
+  CHECK(iowait0 > 4 * r.metrics.get("vcpu0.proc_stat.idle_ns"));
+  CHECK(r.metrics.get("vcpu1.proc_stat.iowait_ns") == 0);
+  CHECK(r.metrics.get("vcpu1.proc_stat.idle_ns") > 40e6);
+}
+
+TEST_CASE("cputime old scheme: idle while a task waits for block I/O is iowait") { check_iowait("old"); }
+TEST_CASE("cputime new scheme: idle while a task waits for block I/O is iowait") { check_iowait("new"); }
+
 TEST_CASE("a migrated task pays the cache refill on its next run") {
   // The wakee starts on CPU 1 next to a hog and moves once to an idle CPU.
   RunResult r = run_with("[platform]\nshape = \"VM.Standard2.2\"\n[workload]\nkind = \"idle\"\n[run]\nduration = \"50ms\"\n",
