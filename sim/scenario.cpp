@@ -283,6 +283,12 @@ void collect_script(const toml::node& node, const std::string& file) {
           if (!line.is_string()) fail(at(line), "workload.task.program: each phase is a string, e.g. \"run 100us\"");
           std::string err = check_script_phase(line.as_string()->get());
           if (!err.empty()) fail(at(line), "workload.task.program: " + err);
+          std::istringstream words(line.as_string()->get());
+          std::string op;
+          long target = -1;
+          if (words >> op && op == "loop" && words >> target && target >= static_cast<long>(st.program.size()))
+            fail(at(line), "workload.task.program: '" + line.as_string()->get() + "': a loop jumps back to an earlier phase, 0 .. " +
+                               std::to_string(static_cast<long>(st.program.size()) - 1));
           st.program.push_back(line.as_string()->get());
         }
       } else {
@@ -582,6 +588,10 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   }
   if (w.kind == "script") {
     if (!g_script_given) fail(sc.source, "workload.kind = \"script\" needs [[workload.task]] tables");
+    std::uint64_t vcpu_mask = sc.vcpus >= 64 ? ~0ULL : (1ULL << sc.vcpus) - 1;
+    for (const ScriptTask& st : g_script)
+      if (!(st.cpus & vcpu_mask))
+        fail(st.where, "workload.task.cpus of '" + st.name + "': no CPU of the guest's 0 .. " + std::to_string(sc.vcpus - 1));
     w.script = g_script;
   } else if (g_script_given) {
     fail(sc.source, "[[workload.task]] tables need workload.kind = \"script\"");

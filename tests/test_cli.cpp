@@ -64,6 +64,13 @@ TEST_CASE("cli: wrong types and out-of-range values are refused with what is all
   std::string f9 = write_scenario("cost.toml", "[host.costs]\nvmexit_ns = 99999\n");
   expect_input_error("run " + f9, {f9 + ":2:", "host.costs.vmexit_ns", "allowed 300 .. 1500"});
   expect_input_error("run /nonexistent/x.toml", {"/nonexistent/x.toml"});
+  const std::string script = "[workload]\nkind = \"script\"\n[[workload.task]]\nname = \"t\"\n";
+  std::string f10 = write_scenario("loop.toml", script + "program = [\"run 1ms\",\n  \"loop 5 3\"]\n");
+  expect_input_error("run " + f10, {f10 + ":6:", "'loop 5 3'", "earlier phase, 0 .. 0"});
+  std::string f11 = write_scenario("cpus.toml", script + "cpus = \"4-5\"\nprogram = [\"run 1ms\"]\n");
+  expect_input_error("run " + f11, {f11 + ":3:", "workload.task.cpus of 't'", "0 .. 1"});
+  std::string f12 = write_scenario("phase.toml", script + "program = [\"spin 1ms\"]\n");
+  expect_input_error("run " + f12, {f12 + ":5:", "unknown phase", "loop TARGET COUNT"});
 }
 
 TEST_CASE("cli: --set overrides are validated the same way") {
