@@ -1,5 +1,6 @@
 #include <cstdio>
 #include <fstream>
+#include <unistd.h>
 
 #include "cli/commands.hpp"
 #include "core/trace.hpp"
@@ -15,8 +16,10 @@
 
 namespace vtick {
 
+// Temp file + rename; the temp name is the writer's own (pid), so processes writing the
+// same file at once (Slurm array tasks writing sweep.json) never mix their bytes.
 bool write_file_atomic(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tmp";
+  std::string tmp = path + ".tmp." + std::to_string(getpid());
   {
     std::ofstream f(tmp, std::ios::binary);
     if (!f) return false;

@@ -174,7 +174,7 @@ int cmd_sweep(const SweepOptions& o) {
     if (o.index >= 0) todo.push_back(o.index);
     else
       for (const auto& p : grid)
-        if (!o.resume || !sweep_result_complete(run_file(dir, p.index))) todo.push_back(p.index);
+        if (!o.resume || !sweep_result_ok(run_file(dir, p.index))) todo.push_back(p.index);
     if (!o.quiet && o.index < 0)
       std::fprintf(stderr, "vtick sweep: %zu points, %zu to run, %d processes, results in %s\n", grid.size(), todo.size(),
                    o.jobs > 0 ? o.jobs : default_jobs(), dir.c_str());

@@ -35,6 +35,7 @@ struct Run {
   bool present = false, ok = false;
   std::map<std::string, double> m;  // summary metrics
   double wall = 0, sim_s = 0;
+  std::uint64_t seed = 0;
 };
 
 // Rows grouped by every column except `drop`, in order of first appearance.
@@ -83,6 +84,7 @@ int write_sweep_tables(const SweepSpec& spec, const std::vector<SweepPoint>& gri
     r.ok = j["manifest"].value("status", "") == "ok";
     failed += !r.ok;
     r.wall = j["manifest"].value("wall_seconds", 0.0);
+    r.seed = j["manifest"].value("seed", std::uint64_t{0});
     r.sim_s = j["manifest"].value("simulated_ns", 0.0) * 1e-9;
     for (auto& [k, v] : j["summary"].items()) {
       if (!v.is_number()) continue;
@@ -103,9 +105,11 @@ int write_sweep_tables(const SweepSpec& spec, const std::vector<SweepPoint>& gri
     if (std::find(metrics.begin(), metrics.end(), k) == metrics.end()) metrics.push_back(k);
 
   const std::vector<std::string> cols = sweep_columns(spec);
+  const bool seed_col = std::find(cols.begin(), cols.end(), "run.seed") == cols.end();  // seed not swept
   std::ostringstream rc, tc;
   rc << "index";
   for (const auto& c : cols) rc << "," << csv_field(c);
+  if (seed_col) rc << ",run.seed";
   rc << ",status";
   for (const auto& m : metrics) rc << "," << m;
   rc << "\n";
@@ -115,6 +119,7 @@ int write_sweep_tables(const SweepSpec& spec, const std::vector<SweepPoint>& gri
     if (!r.present) continue;
     rc << p.index;
     for (const auto& kv : p.values) rc << "," << csv_field(kv.second);
+    if (seed_col) rc << "," << r.seed;
     rc << "," << (r.ok ? "ok" : "failed");
     for (const auto& m : metrics) rc << "," << (r.m.count(m) ? num(r.m.at(m)) : "");
     rc << "\n";
