@@ -16,27 +16,31 @@ def load(name):
     with open(os.path.join(DIR, name)) as f:
         return json.load(f)
 
-def cell(s, base=None):
-    t = f"{s['mean']:.1f} ± {s['ci95']:.1f}"
-    if base is not None and base["mean"]:
-        t += f" ({100 * (s['mean'] - base['mean']) / base['mean']:+.1f}%)"
-    return t
-
 def by_value(c):
     return {p["value"]: p["summary"] for p in c["policies"]}
+
+def paired(c):
+    """Change of ops/s against the first policy, per seed, with its 95% interval."""
+    return {p["value"]: p.get("ops_delta_pct_paired") for p in c["policies"]}
+
+def cell_paired(s, d):
+    t = f"{s['mean']:.1f} ± {s['ci95']:.1f}"
+    if d:
+        t += f" (**{d['mean']:+.1f}% ± {d['ci95']:.1f}**)"
+    return t
 
 def reproduction():
     pols = ["legacy", "got_tick", "force_retain", "loehle", "tglx_avg"]
     out = ["| shape | workload | reported legacy -> got_tick | " + " | ".join(pols) + " |", "|---" * (3 + len(pols)) + "|"]
     for key, shape, reported in SHAPES:
-        s = by_value(load(f"{key}-oltp.json"))
-        base = s["legacy"]["ops_per_s"]
-        cells = [cell(s[p]["ops_per_s"], None if p == "legacy" else base) for p in pols]
+        c = load(f"{key}-oltp.json")
+        s, d = by_value(c), paired(c)
+        cells = [cell_paired(s[p]["ops_per_s"], d[p]) for p in pols]
         out.append(f"| {shape} | OLTP, tps | {reported} | " + " | ".join(cells) + " |")
     for key, shape, _ in SHAPES:
-        s = by_value(load(f"{key}-sysbench_threads.json"))
-        base = s["legacy"]["ops_per_s"]
-        cells = [cell(s[p]["ops_per_s"], None if p == "legacy" else base) if p in s else "" for p in pols]
+        c = load(f"{key}-sysbench_threads.json")
+        s, d = by_value(c), paired(c)
+        cells = [cell_paired(s[p]["ops_per_s"], d[p]) if p in s else "" for p in pols]
         out.append(f"| {shape} | sysbench threads, events/s | | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
