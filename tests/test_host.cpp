@@ -148,18 +148,30 @@ TEST_CASE("WFI under the default policy traps without direct injection") {
 
 TEST_CASE("steal equals the run-queue delay to the nanosecond") {
   // A host thread takes vCPU1's hardware thread from 10.0 to 10.3 ms (no wake-up
-  // preemption); vCPU1's sleep timer fires at 10.1 ms: it waits 200 us, all steal.
+  // preemption); vCPU1's sleep timer fires at ~10.1 ms: it waits ~200 us, all steal.
   SimHooks hooks;
   hooks.guest_setup = [](GuestKernel& k) {
     k.add_task("s", {{PhaseKind::Sleep, 10100000, -1}, {PhaseKind::Run, 1000, -1}, {PhaseKind::Sleep, 100000000, -1}}, 1, 1ULL << 1);
   };
   hooks.vm_setup = [](Kvm& vm, GuestKernel&) { host_burst(vm, vm.vcpu(1).hw_thread().id(), 10000000, 300000); };
-  RunResult r = run("[guest]\ntimer_slack = \"0ns\"\n[workload]\nkind = \"idle\"\n[run]\nduration = \"20ms\"\n",
-                    {"host.sched.wakeup_granularity=100ms", "host.kvm.halt_poll_ns=0", "host.kvm.lapic_timer_advance=false"}, hooks);
-  CHECK(r.metrics.get("vcpu1.steal_ns") == r.metrics.get("vcpu1.host.run_delay_ns"));
-  CHECK(r.metrics.get("vcpu1.steal_ns") >= 200000);
-  CHECK(r.metrics.get("vcpu1.steal_ns") <= 200000 + 133000 + 2000);  // + at most a C-state exit before
-  CHECK(r.metrics.get("vcpu1.host_time.runnable_ns") == r.metrics.get("vcpu1.steal_ns"));
+  // Host C-states limited to C1: the burst starts after hardware thread 1's C1 exit and
+  // so ends at 10.3 ms + that latency; the vCPU thread waits for it from 10.1 ms.
+  Scenario sc = test::scenario("[guest]\ntimer_slack = \"0ns\"\ntick_policy = \"legacy\"\n[workload]\nkind = \"idle\"\n[run]\nduration = \"20ms\"\n",
+                               {"host.sched.wakeup_granularity=100ms", "host.kvm.halt_poll_ns=0",
+                                "host.kvm.lapic_timer_advance=false", "host.max_cstate=C1"});
+  test::Recorder rec;
+  hooks.sink = &rec;
+  RunResult r = run_simulation(sc, hooks);
+  REQUIRE_FALSE(r.failed);
+  // vCPU1 becomes runnable when its guest timer fires (the sleep started a few us after 0)
+  const sim_ns fired = first(rec, 1, "apic_timer_expired", 10000000);
+  REQUIRE(fired >= 10100000);
+  REQUIRE(fired < 10110000);
+  const sim_ns burst_end = 10300000 + sc.costs.cstate_exit_ns[static_cast<int>(HostCState::C1)];
+  const double expected = static_cast<double>(burst_end - fired);
+  CHECK(r.metrics.get("vcpu1.host.run_delay_ns") == expected);
+  CHECK(r.metrics.get("vcpu1.steal_ns") == expected);
+  CHECK(r.metrics.get("vcpu1.host_time.runnable_ns") == expected);
 }
 
 // --- timer-aware host behaviours: each flips at its threshold ----------------------

@@ -90,6 +90,33 @@ duration = "40ms"
   windows.resize(15);
   CHECK(windows == std::vector<sim_ns>{0, 10000, 20000, 40000, 80000, 160000, 200000, 200000,
                                        200000, 100000, 50000, 25000, 12500, 0, 0});
+  // Which halts ended in the poll (success: never scheduled out): only the two 190 us
+  // halts polled with the full 200 us window; every shorter window ran out and blocked.
+  std::vector<int> waited;
+  for (const auto& e : rec.on_cpu(1))
+    if (std::string(e.what) == "kvm_vcpu_wakeup") waited.push_back(static_cast<int>(e.b));
+  REQUIRE(waited.size() >= 14);
+  CHECK(std::vector<int>(waited.begin(), waited.begin() + 14) == std::vector<int>{1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1});
+  // KVM's stats over the whole run (the program repeats): a poll is attempted when the
+  // window is > 0, successful when the halt did not schedule out; a failed poll counts
+  // its whole window, a successful one the time to the wake-up.
+  double attempted = 0, successful = 0, fail_ns = 0;
+  std::vector<sim_ns> all_windows;
+  for (const auto& e : rec.on_cpu(1))
+    if (std::string(e.what) == "kvm_vcpu_halt") all_windows.push_back(e.a);
+  REQUIRE(all_windows.size() - waited.size() <= 1);  // the last halt may still be in progress
+  for (std::size_t i = 0; i < waited.size(); ++i) {
+    if (all_windows[i] == 0) continue;
+    ++attempted;
+    if (waited[i]) fail_ns += static_cast<double>(all_windows[i]);
+    else ++successful;
+  }
+  CHECK(successful >= 2);
+  CHECK(r.metrics.get("vcpu1.kvm.halt_attempted_poll") == attempted);
+  CHECK(r.metrics.get("vcpu1.kvm.halt_successful_poll") == successful);
+  CHECK(r.metrics.get("vcpu1.kvm.halt_poll_fail_ns") == fail_ns);
+  CHECK(r.metrics.get("vcpu1.kvm.halt_poll_success_ns") > successful * 150000);
+  CHECK(r.metrics.get("vcpu1.kvm.halt_poll_success_ns") < successful * 200000);
 }
 
 TEST_CASE("halt_poll_ns = 0: no vCPU ever polls") {
