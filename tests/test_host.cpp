@@ -134,6 +134,102 @@ TEST_CASE("an IPI to a blocked target wakes it after its C-state's exit latency"
   CHECK(r.metrics.get("pcpu1.wakeups_from.C6") >= 1);  // vCPU1 runs on core0.t1, hardware thread 1
 }
 
+TEST_CASE("WFI under the default policy is not trapped with direct injection and one task per CPU") {
+  RunResult r = run("[platform]\nshape = \"VM.Standard.A1.Flex.2\"\n[host.kvm]\ndirect_injection = true\n[run]\nduration = \"50ms\"\n", {});
+  CHECK(r.metrics.get("vcpu0.idle.halts") > 100);
+  CHECK(r.metrics.get("vcpu0.kvm.halt_exits") == 0);
+  CHECK(r.metrics.get("vcpu0.host.halts_in_guest") == r.metrics.get("vcpu0.idle.halts"));
+}
+
+TEST_CASE("arm64: every guest IPI is an ICC_SGI1R_EL1 trap on the sender") {
+  // the default ping-pong wakes the other vCPU by IPI unless it is polling (no IPI then)
+  RunResult r = run("[platform]\nshape = \"VM.Standard.A1.Flex.2\"\n[run]\nduration = \"50ms\"\n", {});
+  double ipis = r.metrics.get("sched.resched_ipis");
+  CHECK(ipis > 100);
+  CHECK(r.metrics.get("vcpu0.exits.ipi") + r.metrics.get("vcpu1.exits.ipi") == ipis);
+}
+
+TEST_CASE("x86 HLT with an interrupt already pending re-enters at once (fastpath), no halt") {
+  // An interrupt posted at the instant vCPU1 executes HLT is pending when KVM handles the
+  // exit: kvm_vcpu_has_events() -> back into the guest without kvm_vcpu_halt().
+  struct Injector : test::Recorder {
+    KvmVcpu* v = nullptr;
+    int left = 20;
+    void on_event(const ModelEvent& e) override {
+      test::Recorder::on_event(e);
+      if (v && left > 0 && e.cpu == 1 && std::string(e.what) == "halt") {
+        --left;
+        v->kvm_apic_accept_irq(IrqVector::Reschedule, e.t);
+      }
+    }
+  } inj;
+  SimHooks hooks;
+  hooks.sink = &inj;
+  hooks.guest_setup = [](GuestKernel& k) { k.add_task("s", {{PhaseKind::Run, 20000, -1}, {PhaseKind::Sleep, 1000000, -1}}, 1, 1ULL << 1); };
+  hooks.vm_setup = [&inj](Kvm& vm, GuestKernel&) { inj.v = &vm.vcpu(1); };
+  RunResult r = run(kIdle, {"guest.tick_policy=legacy"}, hooks);
+  CHECK(r.metrics.get("vcpu1.exits.hlt_fastpath") == 20);
+  // halt_exits counts every HLT exit (__kvm_emulate_halt); only the others block or poll
+  CHECK(r.metrics.get("vcpu1.kvm.halt_exits") == r.metrics.get("vcpu1.exits.hlt"));
+  double halts = 0;
+  for (const auto& e : inj.on_cpu(1)) halts += std::string(e.what) == "kvm_vcpu_halt";
+  CHECK(halts == r.metrics.get("vcpu1.exits.hlt") - 20);
+}
+
+TEST_CASE("host idle on an SMT core: a far guest timer reaches C6 only while the sibling is idle too") {
+  // as the menu test above, but vCPU0 (the sibling hardware thread) spins all along
+  SimHooks hooks;
+  hooks.guest_setup = [](GuestKernel& k) {
+    k.add_task("s", {{PhaseKind::Run, 20000, -1}, {PhaseKind::Sleep, 3000000, -1}}, 1, 1ULL << 1);
+    k.add_task("spin", {{PhaseKind::Run, 10000000, -1}}, 0, 1);
+  };
+  RunResult r = run(kIdle, {"guest.timer_slack=0ns", "guest.tick_policy=legacy", "host.idle_governor=menu", "host.max_cstate=C6",
+                            "host.kvm.halt_poll_ns=0"}, hooks);
+  CHECK(r.metrics.get("vcpu1.host.blocks") > 20);
+  // menu still asks for C6 (the idle time is counted in the requested state, as cpuidle's
+  // stateN/time does), but the core cannot leave C0/C1 while its other thread runs: every
+  // wake-up pays the shallow state's exit latency, none C6's
+  CHECK(r.metrics.get("pcpu1.menu_choices.C6") > 20);
+  CHECK(r.metrics.get("pcpu1.wakeups_from.C6") == 0);
+  CHECK(r.metrics.get("pcpu1.wakeups_from.C1") > 20);
+}
+
+TEST_CASE("SMT co-busy time: both threads of a core running guest work") {
+  SimHooks hooks;
+  hooks.guest_setup = [](GuestKernel& k) {
+    k.add_task("spin0", {{PhaseKind::Run, 10000000, -1}}, 0, 1);
+    k.add_task("spin1", {{PhaseKind::Run, 10000000, -1}}, 1, 2);
+  };
+  RunResult r = run(kIdle, {}, hooks);
+  // both vCPUs are busy all the time but for their exits: co-busy is nearly all of it
+  CHECK(r.metrics.get("pcpu0.smt_co_busy_ns") > 95 * NSEC_PER_MSEC);
+  CHECK(r.metrics.get("pcpu0.smt_co_busy_ns") == r.metrics.get("pcpu1.smt_co_busy_ns"));
+}
+
+TEST_CASE("SMT co-busy time: none while the sibling idles") {
+  SimHooks hooks;
+  hooks.guest_setup = [](GuestKernel& k) { k.add_task("spin0", {{PhaseKind::Run, 10000000, -1}}, 0, 1); };
+  RunResult r = run(kIdle, {"guest.tick_policy=legacy"}, hooks);
+  CHECK(r.metrics.get("pcpu0.time.guest_ns") > 95 * NSEC_PER_MSEC);
+  CHECK(r.metrics.get("pcpu0.smt_co_busy_ns") < 1 * NSEC_PER_MSEC);  // vCPU1's boot only
+}
+
+TEST_CASE("host time slices: a host thread and a busy vCPU on one hardware thread take turns") {
+  // a CPU-bound host thread pinned to vCPU1's hardware thread from 10 ms on
+  SimHooks hooks;
+  hooks.guest_setup = [](GuestKernel& k) { k.add_task("spin", {{PhaseKind::Run, 10000000, -1}}, 1, 1ULL << 1); };
+  hooks.vm_setup = [](Kvm& vm, GuestKernel&) { host_burst(vm, vm.vcpu(1).hw_thread().id(), 10000000, 1000000000); };
+  RunResult r = run(kIdle, {"host.sched.latency=6ms", "host.sched.min_granularity=3ms"}, hooks);
+  // 90 ms shared by two runnable threads in 3 ms slices (max(min_granularity, latency /
+  // nr_running)): each gets about half, switching at every slice end
+  double steal = r.metrics.get("vcpu1.steal_ns");
+  CHECK(steal > 35 * NSEC_PER_MSEC);
+  CHECK(steal < 55 * NSEC_PER_MSEC);
+  CHECK(r.metrics.get("pcpu1.sched.switches") >= 25);
+  CHECK(r.metrics.get("pcpu1.sched.switches") <= 35);
+  CHECK(r.metrics.get("pcpu1.time.host_thread_ns") > 35 * NSEC_PER_MSEC);
+}
+
 TEST_CASE("WFI under notrap takes no exit") {
   RunResult r = run("[platform]\nshape = \"VM.Standard.A1.Flex.2\"\n[host.kvm]\nwfi_trap_policy = \"notrap\"\n[run]\nduration = \"50ms\"\n", {});
   CHECK(r.metrics.get("vcpu0.idle.halts") > 100);
@@ -191,6 +287,7 @@ TEST_CASE("menu host idle governor: a far guest timer lets the thread go deep (C
   RunResult r = sleeper(3000000, {"host.idle_governor=menu", "host.max_cstate=C6", "host.kvm.halt_poll_ns=0"});
   CHECK(r.metrics.get("pcpu1.menu_choices.C6") > 20);
   CHECK(r.metrics.get("pcpu1.menu_choices.C1") < 5);
+  CHECK(r.metrics.get("pcpu1.wakeups_from.C6") > 20);  // the sibling idles too: the core goes deep
 }
 
 TEST_CASE("menu host idle governor: an imminent guest timer keeps the thread shallow (C1)") {
