@@ -120,6 +120,9 @@ void KvmVcpu::enter_guest(sim_ns handling) {
     hs.schedule_out(thread_, true);
     set_state(VcpuState::Runnable);
     steal_ns_ += hs.wait_until_running(thread_);
+    // Interrupts that arrived while preempted were only posted (x86: PIR with SN set, no
+    // notification IPI; arm64: pending in the vgic): they are taken on this entry.
+    for (const auto& f : inflight_) st_.irqs_while_preempted += f.at <= now();
     scheduled_out_ = true;
     set_state(VcpuState::Exit);
     host_work(hs.params().switch_ns + entry_mitigation());

@@ -63,6 +63,7 @@ struct VcpuStats {
   std::uint64_t timer_wakeups = 0;     // woken from block by the guest's timer (sw hrtimer)
   std::uint64_t ipi_wakeups = 0;       // woken from block by an interrupt (posted IPI)
   std::uint64_t posted_irqs = 0;       // interrupts posted while in guest mode (no exit)
+  std::uint64_t irqs_while_preempted = 0;  // arrived while the thread was preempted (SN: no notification)
   std::uint64_t timer_fired = 0;       // guest timer expiries
   std::uint64_t poll_ctl_writes = 0;
   std::uint64_t entries = 0;           // VM entries

@@ -79,6 +79,7 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
     m.counter(p + "host.timer_wakeups", s.timer_wakeups);
     m.counter(p + "host.ipi_wakeups", s.ipi_wakeups);
     m.counter(p + "host.posted_irqs", s.posted_irqs);
+    m.counter(p + "host.irqs_while_preempted", s.irqs_while_preempted);
     m.counter(p + "host.guest_timer_fired", s.timer_fired);
     auto vt = v.time_in_state(t);
     for (size_t j = 0; j < vt.size(); ++j) m.counter(p + "host_time." + vcpu_state_name(static_cast<VcpuState>(j)) + "_ns", vt[j]);
@@ -165,7 +166,12 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
   for (const auto& hw : machine.threads) {
     const std::string p = "pcpu" + std::to_string(hw->id()) + ".";
     auto b = hw->breakdown(t);
-    for (size_t j = 0; j < b.size(); ++j) m.counter(p + "time." + hw_activity_name(static_cast<HwActivity>(j)) + "_ns", b[j]);
+    sim_ns c0 = 0;
+    for (size_t j = 0; j < b.size(); ++j) {
+      m.counter(p + "time." + hw_activity_name(static_cast<HwActivity>(j)) + "_ns", b[j]);
+      if (static_cast<HwActivity>(j) != HwActivity::Idle) c0 += b[j];
+    }
+    m.counter(p + "time.c0_ns", c0);  // host C0 residency: everything but idle
     auto cs = hw->idle_by_cstate(t);
     for (int j = 0; j < kNumCStates; ++j) m.counter(p + "idle." + lower(cstate_name(static_cast<HostCState>(j))) + "_ns", cs[j]);
     if (hw->sibling()) m.counter(p + "smt_co_busy_ns", hw->co_busy_ns(t));

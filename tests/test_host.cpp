@@ -113,6 +113,29 @@ TEST_CASE("an IPI to a running arm64 target without direct injection kicks it ou
   CHECK(r.metrics.get("vcpu1.exits.kick") == 100);
 }
 
+TEST_CASE("an IPI to a preempted x86 target is only posted (SN) and taken when it runs again") {
+  // vCPU1 spins; a host thread preempts it at 10 ms for 2 ms of work; the IPI at 11 ms
+  // sends no notification and no wake-up: it waits in the PIR for the switch back in
+  test::Recorder rec;
+  SimHooks hooks;
+  hooks.sink = &rec;
+  hooks.guest_setup = [](GuestKernel& k) { k.add_task("spin", {{PhaseKind::Run, 10000000, -1}}, 1, 1ULL << 1); };
+  hooks.vm_setup = [](Kvm& vm, GuestKernel&) {
+    host_burst(vm, vm.vcpu(1).hw_thread().id(), 10000000, 2000000);
+    KvmVcpu* v = &vm.vcpu(1);
+    spawn_actor("ipi", vm.machine().threads[0]->host(), [v] {
+      sleep_until(11000000);
+      v->kvm_apic_accept_irq(IrqVector::CallFunction, now());
+    });
+  };
+  RunResult r = run(kIdle, {}, hooks);
+  CHECK(r.metrics.get("vcpu1.host.irqs_while_preempted") == 1);
+  CHECK(r.metrics.get("vcpu1.irqs.call_function") == 1);
+  CHECK(r.metrics.get("vcpu1.kvm.halt_wakeup") == 0);
+  sim_ns handled = first(rec, 1, "kvm_apic_accept_irq", 10000000);
+  CHECK(handled >= 12000000);  // after the host thread's 2 ms
+}
+
 TEST_CASE("an IPI to a blocked target wakes it after its C-state's exit latency") {
   // promote governor, C6 reached after 600 us idle: the wake-up pays 133 us
   test::Recorder rec;
