@@ -380,6 +380,16 @@ std::vector<std::pair<std::string, std::string>> scenario_keys() {
                     : s.type == VType::Bool  ? "boolean"
                                              : "duration";
     if (!s.choices.empty()) t += " {" + join(s.choices, "|") + "}";
+    if (s.lo <= s.hi) {
+      auto val = [&](double x) {
+        if (s.type == VType::Duration) return format_duration(static_cast<sim_ns>(x));
+        std::ostringstream o;
+        o.precision(12);
+        o << x;
+        return o.str();
+      };
+      t += " [" + val(s.lo) + " .. " + val(s.hi) + "]";
+    }
     v.emplace_back(s.key, t + ": " + s.help);
   }
   return v;
