@@ -98,6 +98,7 @@ std::string parse_cmdline(const std::string& cmdline, GuestParams& p, int nr_cpu
   std::istringstream in(cmdline);
   std::string tok;
   HaltpollParams& hp = p.cpuidle.haltpoll;
+  bool cpuidle_off = false;
   while (in >> tok) {
     auto eq = tok.find('=');
     std::string key = tok.substr(0, eq);
@@ -122,7 +123,7 @@ std::string parse_cmdline(const std::string& cmdline, GuestParams& p, int nr_cpu
       p.idle_poll = true;
     } else if (key == "cpuidle.off") {
       if (val != "1") return tok + ": allowed cpuidle.off=1";
-      p.cpuidle.driver = "none";
+      cpuidle_off = true;  // wherever it stands on the line: no driver registers
     } else if (key == "cpuidle_haltpoll.force") {
       if (val != "1") return tok + ": allowed cpuidle_haltpoll.force=1";
       p.cpuidle.driver = "haltpoll";
@@ -145,6 +146,7 @@ std::string parse_cmdline(const std::string& cmdline, GuestParams& p, int nr_cpu
       return "boot parameter '" + tok + "' is not modelled; allowed: " + kAllowed;
     }
   }
+  if (cpuidle_off) p.cpuidle.driver = "none";  // cpuidle_not_available(), whatever else asked for a driver
   return "";
 }
 

@@ -234,6 +234,25 @@ TEST_CASE("2026 series P2 without P1's stopped-tick fix: the second of two timer
   CHECK(r.metrics.get("probe.timer2.fired_ns") < 0);
 }
 
+// P2 and P1(c) are in both partial variants: what they lack concerns timers queued while
+// polling, not the tick in user space or in the poll loop.
+static void check_no_nohz_full_ticks(const RunResult& r) {
+  CHECK(r.metrics.get("vcpu2.tick.ticks_user") == 0);
+  CHECK(r.metrics.get("vcpu3.tick.ticks_polling") == 0);
+  CHECK(r.metrics.get("vcpu2.tick.ticks_polling") <= 3);  // at most the three probe timers' expiries
+  CHECK(r.metrics.get("workload.ops") >= 200);             // all loops ran: the sleeps still end
+  CHECK(r.metrics.get("vcpu0.tick.ticks") >= 2599);        // housekeeping keeps ticking
+  CHECK(r.metrics.get("vcpu1.tick.ticks_polling") >= 2000);
+}
+
+TEST_CASE("2026 series P2 without P1's kick: no tick in user space or while polling on nohz_full") {
+  check_no_nohz_full_ticks(series("p2_without_kick"));
+}
+
+TEST_CASE("2026 series P2 without P1's stopped-tick fix: no tick in user space or while polling on nohz_full") {
+  check_no_nohz_full_ticks(series("p2_without_stopped_tick_fix"));
+}
+
 // /proc/stat idle summed over CPUs, sampled every 250 us, under each scheme.
 struct IdleSamples {
   std::vector<sim_ns> old_sum, new_sum;

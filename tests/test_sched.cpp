@@ -156,3 +156,21 @@ TEST_CASE("nohz_full: a tick left running when a dependency clears stops on user
   CHECK(base.metrics.get("vcpu1.tick.user_entry_stops") >= 5);
   CHECK(base.metrics.get("vcpu1.tick.dep_kicks") >= 5);
 }
+
+TEST_CASE("nohz_full baseline: a tick left running when a dependency clears fires once in user space before it stops") {
+  // The same two tasks as above without the 2026 series: nothing stops the tick on the way
+  // back to user space; the next tick's irq exit (tick_nohz_irq_exit ->
+  // tick_nohz_full_update_tick) finds no dependency and stops it, so every time the
+  // sleeper leaves, one tick lands in the long task's user time.
+  RunResult r = run_with("[guest]\ncmdline = \"nohz_full=1\"\n[workload]\nkind = \"idle\"\n[run]\nduration = \"60ms\"\n",
+                         {"guest.nohz_poll_series=none"}, [](GuestKernel& k) {
+                           k.add_task("long", {{PhaseKind::Run, 20000000, -1}}, 1, 1ULL << 1);
+                           k.add_task("short", {{PhaseKind::Run, 200000, -1}, {PhaseKind::Sleep, 3000000, -1}}, 1, 1ULL << 1);
+                         });
+  double clears = r.metrics.get("task.2.short.ops");  // the sleeper left this many times
+  REQUIRE(clears >= 5);
+  CHECK(r.metrics.get("vcpu1.tick.user_entry_stops") == 0);  // P1(c) is not there
+  CHECK(r.metrics.get("vcpu1.tick.dep_kicks") >= clears - 1);  // each wake-up of the sleeper restarts it
+  CHECK(r.metrics.get("vcpu1.tick.ticks_user") >= clears - 1);
+  CHECK(r.metrics.get("vcpu1.tick.stops") >= clears - 1);  // ... and it does stop, at that tick's irq exit
+}

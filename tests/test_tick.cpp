@@ -149,3 +149,159 @@ TEST_CASE("a restarted tick lands on the original tick grid") {
     }
   CHECK(ticks > 20);
 }
+
+// ---- decision sequences for wake-ups by IPI and by a non-tick hrtimer ----------------
+
+namespace {
+
+// What ended one halt: the tick handler ran in it (got_idle_tick), else a reschedule
+// IPI, else another hrtimer (LOCAL_TIMER without the tick), else a device interrupt.
+enum class Woke { None, Tick, Ipi, Timer, Device };
+
+struct Decision2 {
+  bool stop;
+  Woke prev;  // what ended the previous halt of this episode (None: first decision)
+};
+struct Episode2 {
+  std::vector<Decision2> d;
+  Woke end = Woke::None;  // what ended the last halt of the episode
+  int ticks_in_halt = 0;
+};
+
+std::vector<Episode2> episodes2(const test::Recorder& rec, int cpu) {
+  std::vector<Episode2> out;
+  bool in = false, halted = false, tick = false, ipi = false, timer = false, dev = false;
+  Woke last = Woke::None;
+  for (const auto& e : rec.on_cpu(cpu)) {
+    std::string w = e.what;
+    if (w == "idle_enter") { out.emplace_back(); in = true; halted = false; last = Woke::None; }
+    else if (!in) continue;
+    else if (w == "idle_exit") { out.back().end = last; in = false; }
+    else if (w == "halt") { halted = true; tick = ipi = timer = dev = false; }
+    else if (w == "tick" && halted && e.a) { tick = true; ++out.back().ticks_in_halt; }
+    else if (w == "irq" && halted) {
+      if (e.a == static_cast<int>(IrqVector::Reschedule)) ipi = true;
+      else if (e.a == static_cast<int>(IrqVector::LocalTimer)) timer = true;
+      else if (e.a == static_cast<int>(IrqVector::Device)) dev = true;
+    } else if (w == "halt_end") {
+      halted = false;
+      last = tick ? Woke::Tick : ipi ? Woke::Ipi : timer ? Woke::Timer : dev ? Woke::Device : Woke::None;
+    } else if (w == "tick_stop" || w == "tick_retain") {
+      out.back().d.push_back({w == "tick_stop", out.back().d.empty() ? Woke::None : last});
+    }
+  }
+  if (in) out.pop_back();  // cut by the end of the run
+  return out;
+}
+
+// vCPU1's episodes end either by a remote wake-up (a task on vCPU0 works 0.3-1.7 ms,
+// then futex-wakes the task pinned on vCPU1: a RESCHEDULE IPI into its HLT) or by its
+// own nanosleep of 0.3-2.1 ms expiring (an hrtimer that is not the tick). Both spans
+// straddle zero, one or two ticks at HZ=1000.
+enum class Waker { Ipi, Timer };
+std::vector<Episode2> wake_script(const std::string& policy, Waker how) {
+  Scenario sc = test::scenario("[guest]\nhz = 1000\ntimer_slack = \"0ns\"\n[workload]\nkind = \"idle\"\n[run]\nduration = \"150ms\"\n",
+                               {"guest.tick_policy=" + policy});
+  test::Recorder rec;
+  SimHooks hooks;
+  hooks.sink = &rec;
+  hooks.guest_setup = [how](GuestKernel& k) {
+    if (how == Waker::Ipi) {
+      int ev = k.add_event();
+      k.add_task("waker", {{PhaseKind::Run, 1000000, -1, 0.7}, {PhaseKind::Wake, 0, ev}}, 0, 1ULL << 0);
+      k.add_task("wakee", {{PhaseKind::Wait, 0, ev}, {PhaseKind::Run, 30000, -1}}, 1, 1ULL << 1);
+    } else {
+      k.add_task("sleeper", {{PhaseKind::Run, 30000, -1}, {PhaseKind::Sleep, 1200000, -1, 0.75}}, 1, 1ULL << 1);
+    }
+  };
+  RunResult r = run_simulation(sc, hooks);
+  REQUIRE_FALSE(r.failed);
+  return episodes2(rec, 1);
+}
+
+int count_end(const std::vector<Episode2>& eps, Woke how, bool with_tick) {
+  int n = 0;
+  for (const auto& ep : eps) n += ep.end == how && (ep.ticks_in_halt > 0) == with_tick;
+  return n;
+}
+
+// f4c31b07b136 on the no-driver path: idle_call_stop_or_retain_tick(got_tick) stops iff
+// the previous halt of this episode was ended by the tick, or the tick is already stopped.
+void check_got_tick(const std::vector<Episode2>& eps) {
+  for (const auto& ep : eps) {
+    bool stopped = false;
+    for (std::size_t i = 0; i < ep.d.size(); ++i) {
+      if (i == 0) CHECK_FALSE(ep.d[i].stop);  // got_tick is false at every do_idle() entry
+      else CHECK(ep.d[i].stop == (ep.d[i].prev == Woke::Tick || stopped));
+      stopped = stopped || ep.d[i].stop;
+    }
+    if (ep.ticks_in_halt == 0) CHECK_FALSE(stopped);  // no tick wake-up, no stop
+  }
+}
+
+}  // namespace
+
+TEST_CASE("got_tick: an episode ended by a remote wake-up IPI stops the tick only after a tick wake-up") {
+  auto eps = wake_script("got_tick", Waker::Ipi);
+  REQUIRE(eps.size() >= 20);
+  // the script gives both kinds: IPI before the first tick, IPI after ticks
+  REQUIRE(count_end(eps, Woke::Ipi, false) >= 5);
+  REQUIRE(count_end(eps, Woke::Ipi, true) >= 5);
+  check_got_tick(eps);
+  for (const auto& ep : eps)
+    if (ep.end == Woke::Ipi && ep.ticks_in_halt == 0) {
+      REQUIRE(ep.d.size() == 1);  // one HLT, entered with the tick retained
+      CHECK_FALSE(ep.d.front().stop);
+    }
+}
+
+TEST_CASE("got_tick: an hrtimer sleep expiring before the next tick ends an episode that never stopped the tick") {
+  auto eps = wake_script("got_tick", Waker::Timer);
+  REQUIRE(eps.size() >= 20);
+  REQUIRE(count_end(eps, Woke::Timer, false) >= 5);
+  REQUIRE(count_end(eps, Woke::Timer, true) >= 5);
+  check_got_tick(eps);
+  for (const auto& ep : eps)
+    if (ep.end == Woke::Timer && ep.ticks_in_halt == 0) {
+      REQUIRE(ep.d.size() == 1);
+      CHECK_FALSE(ep.d.front().stop);
+    }
+}
+
+TEST_CASE("legacy: every idle entry stops the tick, also when a remote wake-up IPI ends the episode") {
+  auto eps = wake_script("legacy", Waker::Ipi);
+  REQUIRE(eps.size() >= 20);
+  REQUIRE(count_end(eps, Woke::Ipi, false) >= 5);
+  for (const auto& ep : eps) {
+    REQUIRE_FALSE(ep.d.empty());
+    for (const auto& d : ep.d) CHECK(d.stop);
+    CHECK(ep.ticks_in_halt == 0);  // the stopped tick (nothing on the wheel) never fires
+  }
+}
+
+TEST_CASE("force_retain: the no-driver path never stops the tick, even after tick wake-ups, with IPI wake-ups") {
+  auto eps = wake_script("force_retain", Waker::Ipi);
+  REQUIRE(eps.size() >= 20);
+  REQUIRE(count_end(eps, Woke::Ipi, true) >= 5);
+  int after_tick = 0;
+  for (const auto& ep : eps) {
+    REQUIRE_FALSE(ep.d.empty());
+    for (const auto& d : ep.d) {
+      CHECK_FALSE(d.stop);
+      after_tick += d.prev == Woke::Tick;
+    }
+  }
+  CHECK(after_tick >= 5);  // decisions where got_tick would have stopped
+}
+
+TEST_CASE("periodic (nohz=off): with IPI wake-ups the tick never stops and keeps waking the halted CPU") {
+  auto eps = wake_script("periodic", Waker::Ipi);
+  REQUIRE(eps.size() >= 20);
+  REQUIRE(count_end(eps, Woke::Ipi, false) >= 5);
+  int ticks = 0;
+  for (const auto& ep : eps) {
+    CHECK(ep.d.empty());  // neither tick_nohz_idle_stop_tick() nor retain decides anything
+    ticks += ep.ticks_in_halt;
+  }
+  CHECK(ticks >= 50);  // about one per ms of the ~1 ms idle periods
+}

@@ -1,0 +1,59 @@
+// guest/workloads.cpp: each workload's programs do what the real benchmark does.
+#include <catch2/catch.hpp>
+
+#include "helpers.hpp"
+
+using namespace vtick;
+
+namespace {
+RunResult run(const std::vector<std::string>& sets, const std::string& duration = "200ms") {
+  std::vector<std::string> all = {"run.duration=" + duration, "run.warmup=0ns"};
+  all.insert(all.end(), sets.begin(), sets.end());
+  RunResult r = run_simulation(test::scenario("[platform]\nshape = \"VM.Standard2.1\"\n", all));
+  REQUIRE_FALSE(r.failed);
+  return r;
+}
+}  // namespace
+
+TEST_CASE("sysbench threads: an event is thread_yields x (lock, sched_yield, unlock)") {
+  // 4 threads on 2 vCPUs over 2 locks: events n and n+2 share a lock, so threads contend
+  RunResult r = run({"workload.kind=sysbench_threads", "workload.threads=4", "workload.thread_yields=10",
+                     "workload.thread_locks=2"});
+  double events = r.metrics.get("workload.ops");
+  REQUIRE(events > 1000);
+  // every finished event yielded 10 times; each thread may be inside one more event
+  CHECK(r.metrics.get("sched.yields") >= 10 * events);
+  CHECK(r.metrics.get("sched.yields") <= 10 * events + 4 * 10);
+  CHECK(r.metrics.get("sched.mutex_contended") > 0);
+}
+
+TEST_CASE("sysbench threads with one thread per vCPU never idles") {
+  // sysbench's defaults (1000 yields per event, 8 locks): the two threads' concurrent
+  // events never share a lock, a yield finds nothing else to run
+  RunResult r = run({"workload.kind=sysbench_threads"}, "100ms");
+  CHECK(r.metrics.get("workload.ops") > 100);
+  CHECK(r.metrics.get("sched.mutex_contended") == 0);
+  CHECK(r.metrics.get("vcpu0.idle.halts") + r.metrics.get("vcpu1.idle.halts") == 0);
+}
+
+TEST_CASE("hackbench: every sender writes loops messages to every receiver of its group, then all exit") {
+  RunResult r = run({"workload.kind=hackbench", "workload.groups=2", "workload.fds=3", "workload.loops=20"});
+  CHECK(r.metrics.get("workload.ops") == 2 * 3 * 3 * 20);  // messages read
+  double done = r.metrics.get("workload.last_exit_ns");
+  CHECK(done > 0);
+  CHECK(done < 200e6);
+  // a receiver that finds its pipe empty sleeps and is woken by a writer
+  CHECK(r.metrics.get("sched.wakeups_local") + r.metrics.get("sched.wakeups_remote") > 0);
+}
+
+TEST_CASE("oltp: every transaction's commit is flushed through the block device") {
+  RunResult r = run({"workload.kind=oltp"});
+  double tx = r.metrics.get("workload.ops");
+  REQUIRE(tx > 50);
+  double io = r.metrics.get("sched.io_requests");
+  // one log flush per commit (a commit in flight at the end may be flushed or not)
+  CHECK(io >= tx);
+  CHECK(io <= tx + 2);
+  CHECK(r.metrics.get("vcpu0.irqs.device") + r.metrics.get("vcpu1.irqs.device") >= io - 2);
+  CHECK(r.metrics.get("vcpu0.proc_stat.iowait_ns") + r.metrics.get("vcpu1.proc_stat.iowait_ns") > 0);
+}
