@@ -65,6 +65,23 @@ TEST_CASE("band: sysbench threads keeps every vCPU busy: the tick policy changes
   CHECK(c["policies"][0]["summary"]["halt_exits_per_s"]["mean"].get<double>() < 5);
 }
 
+TEST_CASE("band: sysbench threads on VM.Standard.A1.Flex.2: the tick policy changes nothing either") {
+  auto c = compare("a1.flex.2-sysbench_threads.toml", 2, "500ms");
+  CHECK(std::abs(delta(c, 1)) < 0.5);
+  CHECK(c["policies"][0]["summary"]["halt_exits_per_s"]["mean"].get<double>() < 5);
+}
+
+TEST_CASE("the shipped sweeps validate: their grids have the documented size") {
+  for (const char* f : {"standard2-hz-vcpus.toml", "a1-hz-vcpus.toml"}) {
+    INFO(f);
+    auto r = test::run_cli(std::string("sweep " VTICK_SOURCE_DIR "/scenarios/sweeps/") + f + " --list");
+    REQUIRE(r.status == 0);
+    // 4 HZ x 4 policies x 3 seeds x 5 (shape, vCPUs) pairs
+    CHECK(r.output.find("239 ") != std::string::npos);
+    CHECK(r.output.find("240 ") == std::string::npos);
+  }
+}
+
 // core/sg.hpp run_ahead(): a vCPU that runs short work ahead of the clock never passes
 // another actor's next wake-up, so a run is the same with it off. Pingpong on x86 (SMT
 // siblings change each other's speed) and arm64: every counter equal.
