@@ -51,14 +51,16 @@ const std::vector<WorkloadKind>& workload_kinds_table() {
         {"purge_period", 'd', 10 * MS, 1 * MS, 10 * S, "purge thread period"},
         {"purge_work", 'd', 300 * US, 0, 100 * MS, "purge thread CPU per period [EST]"},
         {"jitter", 'f', 0.3, 0, 1, "CPU bursts vary uniformly by +/- this fraction"}}},
-      {"hackbench", "hackbench: groups of senders and receivers over pipes; each sender writes loops messages to each "
-                    "receiver of its group; the run ends when all are done",
+      {"hackbench", "hackbench: groups of senders and receivers over socketpairs (or pipes); each sender writes loops "
+                    "messages to each receiver of its group, blocking while the receiver's buffer is full; the run ends "
+                    "when all are done",
        "messages",
        {{"groups", 'i', 2, 1, 100, "-g: groups"},
         {"fds", 'i', 4, 1, 100, "-f: senders and receivers per group (hackbench's default is 20)"},
         {"loops", 'i', 100, 1, 1e6, "-l: messages per sender and receiver pair"},
         {"msg_work", 'd', 2 * US, 0, 1 * MS, "write or read of one 100-byte message in the kernel [EST]"},
-        {"threads", 'i', 0, 0, 1, "0: process mode, 1: thread mode (-T)"}}},
+        {"threads", 'i', 0, 0, 1, "0: process mode, 1: thread mode (-T)"},
+        {"pipe", 'i', 0, 0, 1, "0: AF_UNIX socketpairs (hackbench's default), 1: pipes (-p)"}}},
       {"script", "tasks written in the scenario ([[workload.task]] with name, cpus, count, program)", "loops", {}},
   };
   return k;
@@ -239,22 +241,32 @@ WorkloadInfo install_workload(GuestKernel& k, const WorkloadSpec& w, std::uint64
     k.delay_start(purge, rng.uniform(0, w.getd("purge_period")));
   } else if (w.kind == "hackbench") {
     // each receiver reads fds x loops messages; each sender writes loops messages to
-    // each receiver of its group (pipe writes wake the reader)
+    // each receiver of its group. A write wakes the reader; a write to a full buffer
+    // sleeps until the reader has made room (the buffer's room is a second counter).
     int fds = w.geti("fds"), loops = w.geti("loops");
     sim_ns msg = w.getd("msg_work");
     if (w.geti("threads") == 0) msg += 300;  // process mode: mm switch on each context switch [EST]
+    // messages of 100 bytes a buffer holds: a pipe's 16 pages (64 KiB); a socket's
+    // sk_sndbuf (212992) over each message's skb truesize (~768 bytes) [EST]
+    const int capacity = w.geti("pipe") ? 65536 / 100 : 212992 / 768;
     for (int g = 0; g < w.geti("groups"); ++g) {
-      std::vector<int> pipes;
-      for (int r = 0; r < fds; ++r) pipes.push_back(k.add_event());
+      std::vector<int> data, room;
+      for (int r = 0; r < fds; ++r) {
+        data.push_back(k.add_event());
+        room.push_back(k.add_event());
+        k.event(room.back()).count = capacity;
+      }
       for (int r = 0; r < fds; ++r)
         k.add_task("hb-recv" + std::to_string(g) + "." + std::to_string(r),
-                   {{PhaseKind::Wait, 0, pipes[static_cast<size_t>(r)]}, {PhaseKind::Run, msg, -1}, {PhaseKind::Loop, fds * loops, 0}, {PhaseKind::Exit}},
+                   {{PhaseKind::Wait, 0, data[static_cast<size_t>(r)]}, {PhaseKind::Run, msg, -1},
+                    {PhaseKind::Wake, 0, room[static_cast<size_t>(r)]}, {PhaseKind::Loop, fds * loops, 0}, {PhaseKind::Exit}},
                    (g * 2 * fds + r) % n, all);
       for (int s = 0; s < fds; ++s) {
         std::vector<Phase> prog;
         for (int r = 0; r < fds; ++r) {
+          prog.push_back({PhaseKind::Wait, 0, room[static_cast<size_t>(r)]});
           prog.push_back({PhaseKind::Run, msg, -1});
-          prog.push_back({PhaseKind::Wake, 0, pipes[static_cast<size_t>(r)]});
+          prog.push_back({PhaseKind::Wake, 0, data[static_cast<size_t>(r)]});
         }
         prog.push_back({PhaseKind::Loop, loops, 0});
         prog.push_back({PhaseKind::Exit});
@@ -294,7 +306,7 @@ std::uint64_t workload_ops(GuestKernel& k, const WorkloadSpec& w) {
     if (w.kind == "hackbench") {                                  // messages: reads done
       if (t->comm.rfind("hb-recv", 0) != 0) continue;
       sim_ns total = w.geti("fds") * w.geti("loops");
-      sim_ns left = t->loop_left.size() > 2 ? t->loop_left[2] : 0;
+      sim_ns left = t->loop_left.size() > 3 ? t->loop_left[3] : 0;  // the receiver's Loop phase
       if (t->state == TaskState::Exited) ops += static_cast<std::uint64_t>(total);
       else if (left > 0) ops += static_cast<std::uint64_t>(total - left);
       continue;

@@ -46,6 +46,14 @@ TEST_CASE("hackbench: every sender writes loops messages to every receiver of it
   CHECK(r.metrics.get("sched.wakeups_local") + r.metrics.get("sched.wakeups_remote") > 0);
 }
 
+TEST_CASE("hackbench over pipes: more messages than a pipe holds all arrive (writers wait for room)") {
+  // 4 senders x 700 messages to each of 4 receivers: more than a pipe's 655 in flight
+  RunResult r = run({"workload.kind=hackbench", "workload.groups=1", "workload.fds=4", "workload.loops=700", "workload.pipe=1"},
+                    "1s");
+  CHECK(r.metrics.get("workload.ops") == 4 * 4 * 700);
+  CHECK(r.metrics.get("workload.last_exit_ns") > 0);
+}
+
 TEST_CASE("oltp: every transaction's commit is flushed through the block device") {
   RunResult r = run({"workload.kind=oltp"});
   double tx = r.metrics.get("workload.ops");
