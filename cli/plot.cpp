@@ -9,6 +9,8 @@
 #include <sstream>
 #include <sys/stat.h>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.hpp"
 
 namespace vtick {
@@ -175,33 +177,43 @@ int cmd_plot(const PlotOptions& o) {
   std::string out = o.dir + "/plots";
   mkdir(out.c_str(), 0777);
   std::string metric = "ops_per_s", where = at.empty() ? "" : " (" + at_text(at) + ")";
-  int made = 0;
+  // the workload metric's name (transactions, events, ...) from the sweep's first run
+  std::string ops = "ops";
+  {
+    std::ifstream f(o.dir + "/runs/000000.json");
+    nlohmann::json j = f ? nlohmann::json::parse(f, nullptr, false) : nlohmann::json();
+    if (j.is_object() && j.contains("summary")) ops = j["summary"].value("ops_name", ops);
+  }
+  const std::string hz = "guest CONFIG_HZ [Hz]";
+  int made = 0, failed = 0;
   auto draw = [&](const std::string& name, const std::vector<Panel>& panels) {
     for (const auto& p : panels)
       if (p.lines.empty()) return;
     if (!run_gnuplot(gnuplot_script(out + "/" + name, panels))) {
       std::fprintf(stderr, "vtick: plot: gnuplot failed on %s\n", name.c_str());
+      ++failed;
       return;
     }
     std::printf("%s/%s.svg %s/%s.png\n", out.c_str(), name.c_str(), out.c_str(), name.c_str());
     ++made;
   };
-  draw("ops_vs_hz", {{"workload throughput vs HZ" + where, "guest HZ", "ops/s (mean, 95% CI)",
+  draw("ops_vs_hz", {{"workload throughput vs HZ" + where, hz, ops + " [1/s] (mean, 95% CI)",
                       series(sum, "guest.hz", metric + "_mean", metric + "_ci95", "guest.tick_policy", at)}});
   draw("exits_halt_poll_vs_hz",
-       {{"VM exits vs HZ" + where, "guest HZ", "VM exits/s", series(sum, "guest.hz", "exits_per_s_mean", "exits_per_s_ci95", "guest.tick_policy", at)},
-        {"halt polling vs HZ" + where, "guest HZ", "halt-poll time [% of vCPU time]",
+       {{"VM exits vs HZ" + where, hz, "VM exits [1/s]", series(sum, "guest.hz", "exits_per_s_mean", "exits_per_s_ci95", "guest.tick_policy", at)},
+        {"halt polling vs HZ" + where, hz, "halt-poll time [% of vCPU time]",
          series(sum, "guest.hz", "halt_poll_time_pct_mean", "halt_poll_time_pct_ci95", "guest.tick_policy", at)}});
   if (have_delta) {
     std::map<std::string, std::string> pat = at;
     pat.erase("platform.vcpus");
     pat["guest.tick_policy"] = o.policy;
     std::string base = del.rows.empty() ? "" : del.rows[0][static_cast<size_t>(del.col("baseline"))];
-    Panel p{o.policy + " vs " + base + " by vCPU count", "vCPUs", "change of ops/s [%] (mean, 95% CI)",
+    Panel p{o.policy + " vs " + base + " by vCPU count", "vCPUs", "change of " + ops + "/s [%] (mean, 95% CI)",
             series(del, "platform.vcpus", metric + "_delta_pct_mean", metric + "_delta_pct_ci95", "guest.hz", pat), true};
     for (auto& s : p.lines) s.name = "HZ=" + s.name;
     draw("delta_vs_vcpus", {p});
   }
+  if (failed) return 1;
   if (!made) {
     std::fprintf(stderr, "vtick: plot: nothing to draw: the sweep needs guest.hz and guest.tick_policy axes "
                          "(and platform.vcpus for the delta figure)\n");
