@@ -351,3 +351,23 @@ TEST_CASE("docs/img carries the current timelines of docs/tutorial.md") {
     CHECK(tutorial.find("img/" + name) != std::string::npos);
   }
 }
+
+TEST_CASE("trace: the teaching scenario under got_tick: every instant the tutorial reads matches its counter") {
+  std::string t = test::temp_path("teach.json"), j = test::temp_path("teach-m.json");
+  auto r = test::run_cli("run " VTICK_SOURCE_DIR "/scenarios/teach/wakeup.toml --set guest.tick_policy=got_tick --quiet --trace " +
+                         t + " --json " + j);
+  REQUIRE(r.status == 0);
+  json d = json::parse(test::read_file(t)), m = json::parse(test::read_file(j));
+  check_structure(d);
+  auto both = [&](const std::string& k) { return metric(m, "vcpu0." + k) + metric(m, "vcpu1." + k); };
+  REQUIRE(both("kvm.halt_poll_grow") > 0);
+  REQUIRE(both("kvm.halt_poll_shrink") > 0);
+  REQUIRE(both("tick.retains") > 0);
+  CHECK(count(d, "i", "kvm_halt_poll_ns grow") == both("kvm.halt_poll_grow"));
+  CHECK(count(d, "i", "kvm_halt_poll_ns shrink") == both("kvm.halt_poll_shrink"));
+  CHECK(count(d, "i", "tick_retain") == both("tick.retains"));
+  CHECK(count(d, "i", "tick_stop") == both("tick.idle_sleeps"));
+  CHECK(count(d, "i", "apic_timer_expired") == both("host.guest_timer_fired"));
+  CHECK(count(d, "i", "clockevent_write") == both("clockevent.deadline_writes") + both("clockevent.control_writes"));
+  CHECK(count(d, "i", "ipi_send_cpu") == both("exits.ipi"));
+}
