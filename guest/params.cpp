@@ -15,7 +15,7 @@ const std::map<std::string, CostField>& cost_fields() {
       {"tick_stop_ns", {&GuestCosts::tick_stop_ns}},     {"schedule_ns", {&GuestCosts::schedule_ns}},
       {"ttwu_ns", {&GuestCosts::ttwu_ns}},               {"syscall_ns", {&GuestCosts::syscall_ns}},
       {"load_balance_ns", {&GuestCosts::load_balance_ns}}, {"io_submit_ns", {&GuestCosts::io_submit_ns}},
-      {"io_complete_ns", {&GuestCosts::io_complete_ns}},
+      {"io_complete_ns", {&GuestCosts::io_complete_ns}}, {"net_xmit_ns", {&GuestCosts::net_xmit_ns}},
   };
   return f;
 }
@@ -35,7 +35,8 @@ const std::vector<ParamRow>& guest_cost_rows() {
       {"syscall_ns", 150, 50, 1000, "ns", "[EST] syscall entry/exit with mitigations"},
       {"load_balance_ns", 2000, 500, 10000, "ns", "[EST] one load_balance() pass: find_busiest_group + detach/attach"},
       {"io_submit_ns", 2000, 500, 10000, "ns", "[EST] block layer + virtio-blk request setup before the kick"},
-      {"io_complete_ns", 1500, 500, 10000, "ns", "[EST] virtio-blk interrupt handler + bio completion"},
+      {"io_complete_ns", 1500, 500, 10000, "ns", "[EST] virtio-blk interrupt handler + bio completion (also the virtio-net RX interrupt)"},
+      {"net_xmit_ns", 3000, 500, 20000, "ns", "[EST] sendmsg: TCP/IP stack + virtio-net TX descriptor before the kick"},
   };
   return rows;
 }

@@ -26,6 +26,7 @@ struct GuestCosts {
   sim_ns syscall_ns = 150;         // syscall entry + exit
   sim_ns load_balance_ns = 2000;   // one load_balance() pass over the domain
   sim_ns io_submit_ns = 2000;      // block layer + virtio-blk request setup
+  sim_ns net_xmit_ns = 3000;       // socket send + TCP/IP + virtio-net TX setup
   sim_ns io_complete_ns = 1500;    // virtio-blk interrupt handler + bio completion
 };
 

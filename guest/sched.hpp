@@ -35,6 +35,7 @@ struct SchedStats {
   std::uint64_t nohz_kicks = 0;         // kick_ilb(): an idle CPU balances for the others
   std::uint64_t mutex_contended = 0;
   std::uint64_t io_requests = 0;
+  std::uint64_t net_requests = 0;
 };
 
 }  // namespace vtick

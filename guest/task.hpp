@@ -20,6 +20,7 @@ enum class PhaseKind {
   Unlock,  // pthread_mutex_unlock(obj): futex wake of one waiter if any
   Yield,   // sched_yield()
   Io,      // submit a block I/O request and sleep until its completion interrupt
+  Net,     // send a request over virtio-net and sleep until the reply's interrupt
   Loop,    // jump back to phase `obj` until this phase has been passed `ns` times
   PickLock,// next event's lock: mutex obj + (shared counter++ % ns) (sysbench's lock_num)
   Exit,    // the task exits

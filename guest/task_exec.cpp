@@ -26,6 +26,7 @@ const char* phase_kind_name(PhaseKind k) {
     case PhaseKind::Unlock: return "unlock";
     case PhaseKind::Yield: return "yield";
     case PhaseKind::Io: return "io";
+    case PhaseKind::Net: return "net";
     case PhaseKind::Loop: return "loop";
     case PhaseKind::PickLock: return "picklock";
     case PhaseKind::Exit: return "exit";
@@ -207,6 +208,14 @@ bool GuestCpu::run_phase(Task& t, const Phase& ph) {
       t.state = TaskState::Blocked;
       t.in_iowait = true;  // io_schedule()
       ++cputime_.nr_iowait;
+      return true;
+    }
+    case PhaseKind::Net: {  // sendmsg() then recvmsg(): an interruptible sleep, not iowait
+      syscall();
+      kernel_work(c.net_xmit_ns);
+      ++k_.sched_stats.net_requests;
+      hw_->net_xmit((static_cast<std::uint64_t>(t.pid) << 32) | (t.ops & 0xffffffffULL));
+      t.state = TaskState::Blocked;
       return true;
     }
     case PhaseKind::Loop: {

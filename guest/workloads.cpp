@@ -129,6 +129,8 @@ Phase parse_phase(const std::string& line, GuestKernel* k, ScriptNames* names, s
     p.kind = PhaseKind::Yield;
   } else if (op == "io") {
     p.kind = PhaseKind::Io;
+  } else if (op == "net") {
+    p.kind = PhaseKind::Net;
   } else if (op == "exit") {
     p.kind = PhaseKind::Exit;
   } else if (op == "loop") {
@@ -141,7 +143,7 @@ Phase parse_phase(const std::string& line, GuestKernel* k, ScriptNames* names, s
     p.ns = count;
   } else {
     err = "'" + line + "': unknown phase; allowed: run D [jitter], sleep D [jitter], lock M, unlock M, wait E, wake E, "
-                       "yield, io, loop TARGET COUNT, exit";
+                       "yield, io, net, loop TARGET COUNT, exit";
   }
   return p;
 }

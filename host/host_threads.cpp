@@ -40,8 +40,8 @@ void HostWorker::run_on_cpu(sim_ns work) {
   s_.schedule_out(t_, false);
 }
 
-IoThread::IoThread(Kvm& vm, const IoThreadParams& p, int home)
-    : HostWorker("iothread", vm.sched(), p.cpus, home), vm_(vm), p_(p) {}
+IoThread::IoThread(Kvm& vm, std::string name, const IoThreadParams& p, int home, bool net)
+    : HostWorker(std::move(name), vm.sched(), p.cpus, home), vm_(vm), p_(p), net_(net) {}
 
 void IoThread::submit(KvmVcpu& from, std::uint64_t request, sim_ns at) {
   items_.push_back({at, false, &from, request});
@@ -49,7 +49,7 @@ void IoThread::submit(KvmVcpu& from, std::uint64_t request, sim_ns at) {
 }
 
 void IoThread::start() {
-  spawn_actor("iothread", t_.cpu->hw.host(), [this] { main(); });
+  spawn_actor(t_.name, t_.cpu->hw.host(), [this] { main(); });
 }
 
 // Each request: the thread picks it up and submits it (submit_ns), the device takes the
@@ -67,7 +67,7 @@ void IoThread::main() {
     items_.erase(next);
     if (!it.completion) {
       run_on_cpu(p_.submit_ns);
-      items_.push_back({now() + vm_.io_latency(), true, it.vcpu, it.request});
+      items_.push_back({now() + (net_ ? vm_.net_latency() : vm_.io_latency()), true, it.vcpu, it.request});
     } else {
       run_on_cpu(p_.complete_ns);
       it.vcpu->inject_device_irq(it.request, now() + vm_.costs().ipi_deliver_ns);

@@ -1,6 +1,6 @@
 // Host threads that compete with the vCPU threads for the VM's hardware threads: the
-// VMM's block I/O thread (iothread / io_uring worker) and background noise (host
-// kthreads, other tenants' work, monitoring agents).
+// VMM's block I/O thread (iothread / io_uring worker), the vhost-net worker and
+// background noise (host kthreads, other tenants' work, monitoring agents).
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -57,7 +57,9 @@ class HostWorker {
 
 class IoThread : public HostWorker {
  public:
-  IoThread(Kvm& vm, const IoThreadParams& p, int home);
+  // `net`: a vhost-net worker (requests take the network round trip), else the block
+  // I/O thread (requests take the device's service time).
+  IoThread(Kvm& vm, std::string name, const IoThreadParams& p, int home, bool net);
   // From a vCPU's virtio notify: the request becomes visible to the thread at `at`.
   void submit(KvmVcpu& from, std::uint64_t request, sim_ns at);
   void start();
@@ -67,6 +69,7 @@ class IoThread : public HostWorker {
   void main();
   Kvm& vm_;
   IoThreadParams p_;
+  bool net_;
   std::deque<Item> items_;
 };
 

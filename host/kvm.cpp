@@ -14,12 +14,21 @@ void Kvm::io_submit(KvmVcpu& from, std::uint64_t request, sim_ns at) {
   else from.inject_device_irq(request, at + io_latency());  // the device completes it alone
 }
 
-sim_ns Kvm::io_latency() {
-  if (params_.io_latency_dist == "exponential") return io_rng_.exponential(params_.io_latency);
-  if (params_.io_latency_dist == "lognormal" && params_.io_latency > 0)
-    return io_rng_.lognormal(params_.io_latency, params_.io_latency_sigma);
-  return params_.io_latency;
+void Kvm::net_xmit(KvmVcpu& from, std::uint64_t request, sim_ns at) {
+  if (vhost_) vhost_->submit(from, request, at);
+  else from.inject_device_irq(request, at + net_latency());
 }
+
+// One draw of host.io_latency_dist around `mean`; block and network share the stream
+// and the distribution, each with its own mean.
+static sim_ns draw(Rng& rng, const HostParams& p, sim_ns mean) {
+  if (p.io_latency_dist == "exponential") return rng.exponential(mean);
+  if (p.io_latency_dist == "lognormal" && mean > 0) return rng.lognormal(mean, p.io_latency_sigma);
+  return mean;
+}
+
+sim_ns Kvm::io_latency() { return draw(io_rng_, params_, params_.io_latency); }
+sim_ns Kvm::net_latency() { return draw(io_rng_, params_, params_.net_latency); }
 
 static int first_cpu(std::uint64_t mask, int n) {
   for (int i = 0; i < n; ++i)
@@ -33,7 +42,12 @@ void Kvm::create_host_threads(std::uint64_t seed) {
   if (params_.iothread.enabled) {
     IoThreadParams p = params_.iothread;
     p.cpus &= all;
-    io_ = std::make_unique<IoThread>(*this, p, first_cpu(p.cpus, n));
+    io_ = std::make_unique<IoThread>(*this, "iothread", p, first_cpu(p.cpus, n), false);
+  }
+  if (params_.vhost.enabled) {
+    IoThreadParams p = params_.vhost;
+    p.cpus &= all;
+    vhost_ = std::make_unique<IoThread>(*this, "vhost", p, first_cpu(p.cpus, n), true);
   }
   for (int i = 0; i < params_.noise.threads; ++i) {
     NoiseParams p = params_.noise;
@@ -46,6 +60,7 @@ void Kvm::create_host_threads(std::uint64_t seed) {
 
 void Kvm::start_host_threads() {
   if (io_) io_->start();
+  if (vhost_) vhost_->start();
   for (auto& t : noise_) t->start();
 }
 

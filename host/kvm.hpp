@@ -20,8 +20,12 @@ class Kvm {
   void create_host_threads(std::uint64_t seed);
   // The device's service time of one block request, from host.io_latency[_dist|_sigma].
   sim_ns io_latency();
+  // virtio-net TX: the peer's reply arrives after host.net_latency (same distribution).
+  void net_xmit(KvmVcpu& from, std::uint64_t request, sim_ns at);
+  sim_ns net_latency();
   void start_host_threads();
   IoThread* iothread() { return io_.get(); }
+  IoThread* vhost() { return vhost_.get(); }
   const std::vector<std::unique_ptr<NoiseThread>>& noise() const { return noise_; }
   const HostScheduler& sched() const { return sched_; }
   // virtio-blk notify: the request is completed after the host's I/O latency.
@@ -39,6 +43,7 @@ class Kvm {
   HostScheduler sched_;
   std::vector<std::unique_ptr<KvmVcpu>> vcpus_;
   std::unique_ptr<IoThread> io_;
+  std::unique_ptr<IoThread> vhost_;
   Rng io_rng_;
   std::vector<std::unique_ptr<NoiseThread>> noise_;
 };

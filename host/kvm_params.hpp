@@ -37,6 +37,8 @@ struct HostParams {
   std::string pinning = "dedicated";       // dedicated: vCPU k on its own hardware thread; shared: any of the VM's
   NoiseParams noise;
   IoThreadParams iothread;
+  IoThreadParams vhost{false, ~0ULL, 3000, 3000};  // vhost-net worker: TX and RX handling [EST]
+  sim_ns net_latency = 50000;              // round trip to the peer outside the VM, mean [EST]
   sim_ns io_latency = 100000;              // block request service time of the host, mean [EST]
   std::string io_latency_dist = "lognormal";  // constant | exponential | lognormal
   double io_latency_sigma = 0.5;           // lognormal: sigma of log(latency) [EST]

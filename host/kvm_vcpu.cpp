@@ -442,6 +442,16 @@ void KvmVcpu::io_submit(std::uint64_t request) {
   enter_guest(c.vmexit_ns + c.ipi_send_ns);
 }
 
+// virtio-net TX kick: an exit (ioeventfd to the vhost worker); the peer's reply comes back
+// through the vhost thread (or the device alone) as an interrupt on this vCPU.
+void KvmVcpu::net_xmit(std::uint64_t request) {
+  const ArchCosts& c = vm_.costs();
+  ++st_.exits.net;
+  trace_exit(ExitReason::Io);
+  vm_.net_xmit(*this, request, now() + c.vmexit_ns + c.ipi_send_ns);
+  enter_guest(c.vmexit_ns + c.ipi_send_ns);
+}
+
 std::vector<std::uint64_t> KvmVcpu::io_completions() {
   std::vector<std::uint64_t> out;
   out.swap(used_ring_);

@@ -47,10 +47,11 @@ struct ExitStats {
   std::uint64_t external_interrupt = 0;  // host interrupt preempting the vCPU thread
   std::uint64_t kick = 0;              // arm64: IRQ exit to inject an interrupt (kvm_vcpu_kick)
   std::uint64_t pause = 0;             // x86 pause-loop exit (PLE)
-  std::uint64_t io = 0;                // virtio notify (ioeventfd MMIO/PIO write)
+  std::uint64_t io = 0;                // virtio-blk notify (ioeventfd MMIO/PIO write)
+  std::uint64_t net = 0;               // virtio-net TX kick (ioeventfd, to vhost)
   std::uint64_t msr_poll_control = 0;  // WRMSR MSR_KVM_POLL_CONTROL (x86, cpuidle-haltpoll)
   std::uint64_t total() const {
-    return hlt + msr_tsc_deadline + apic_lvtt + ipi + timer_expiry + external_interrupt + kick + pause + io +
+    return hlt + msr_tsc_deadline + apic_lvtt + ipi + timer_expiry + external_interrupt + kick + pause + io + net +
            msr_poll_control;
   }
 };
@@ -103,6 +104,7 @@ class KvmVcpu final : public VirtualCpu {
   void send_ipi(int dest_cpu, IrqVector v) override;
   void write_poll_control(bool host_poll_allowed) override;
   void io_submit(std::uint64_t request) override;
+  void net_xmit(std::uint64_t request) override;
   std::vector<std::uint64_t> io_completions() override;
   void notify_poller() override { bell_.ring(); }
 

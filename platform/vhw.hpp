@@ -12,7 +12,7 @@ enum class IrqVector : std::uint8_t {
   LocalTimer,    // LAPIC timer (TSC-deadline) / EL1 virtual timer PPI 27
   Reschedule,    // RESCHEDULE_VECTOR / IPI_RESCHEDULE SGI
   CallFunction,  // CALL_FUNCTION_SINGLE_VECTOR / IPI_CALL_FUNC SGI (irq_work, nohz kicks)
-  Device,        // virtio-blk MSI-X (a device vector below LOCAL_TIMER) / its LPI
+  Device,        // virtio-blk / virtio-net MSI-X (device vectors below LOCAL_TIMER) / their LPIs
   Count
 };
 const char* irq_vector_name(IrqVector v);
@@ -64,7 +64,10 @@ class VirtualCpu {
   // virtio-blk: queue a request and notify the device (an MMIO/PIO write: exits); its
   // completion raises IrqVector::Device on this CPU and appears in io_completions().
   virtual void io_submit(std::uint64_t request) = 0;
-  virtual std::vector<std::uint64_t> io_completions() = 0;  // drain the used ring
+  // virtio-net: transmit a request (a TX kick: exits) to a peer outside the VM; its
+  // reply raises IrqVector::Device on this CPU and appears in io_completions() too.
+  virtual void net_xmit(std::uint64_t request) = 0;
+  virtual std::vector<std::uint64_t> io_completions() = 0;  // drain the used rings
   virtual void write_poll_control(bool host_poll_allowed) = 0;  // MSR_KVM_POLL_CONTROL
 
   // Not an instruction: another CPU wrote a flag this CPU may be polling on (TIF

@@ -60,6 +60,9 @@ const std::vector<Spec>& specs() {
         {"host.pinning", VType::Str, 1, 0, {"dedicated", "shared"}, "vCPU threads: one hardware thread each, or any of the VM's"},
         {"host.iothread", VType::Bool, 1, 0, {}, "a VMM I/O thread submits and completes block requests"},
         {"host.iothread_cpus", VType::Str, 1, 0, {}, "hardware threads (cpulist) the I/O thread may use; empty: all the VM's"},
+        {"host.vhost", VType::Bool, 1, 0, {}, "a vhost-net worker thread handles virtio-net TX and RX"},
+        {"host.vhost_cpus", VType::Str, 1, 0, {}, "hardware threads (cpulist) the vhost worker may use; empty: all the VM's"},
+        {"host.net_latency", VType::Duration, 0, 1e9, {}, "round trip to the network peer (mean; distribution of host.io_latency_dist)"},
         {"host.noise.threads", VType::Int, 0, 64, {}, "host noise threads competing for the VM's hardware threads"},
         {"host.noise.hz", VType::Float, 0, 1e6, {}, "wake-ups per second of each noise thread"},
         {"host.noise.work", VType::Duration, 1, 1e9, {}, "CPU work per noise wake-up"},
@@ -472,6 +475,9 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   };
   sc.host.iothread.enabled = v.b("host.iothread", false);
   sc.host.iothread.cpus = hw_list("host.iothread_cpus");
+  sc.host.vhost.enabled = v.b("host.vhost", false);
+  sc.host.vhost.cpus = hw_list("host.vhost_cpus");
+  sc.host.net_latency = v.i("host.net_latency", 50000);
   sc.host.noise.threads = static_cast<int>(v.i("host.noise.threads", 0));
   sc.host.noise.hz = v.f("host.noise.hz", 100);
   sc.host.noise.work = v.i("host.noise.work", 20000);
@@ -664,6 +670,9 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   r.emplace_back("host.pinning", sc.host.pinning);
   r.emplace_back("host.iothread", sc.host.iothread.enabled);
   r.emplace_back("host.iothread_cpus", v.s("host.iothread_cpus", ""));
+  r.emplace_back("host.vhost", sc.host.vhost.enabled);
+  r.emplace_back("host.vhost_cpus", v.s("host.vhost_cpus", ""));
+  r.emplace_back("host.net_latency", format_duration(sc.host.net_latency));
   r.emplace_back("host.noise.threads", std::int64_t{sc.host.noise.threads});
   r.emplace_back("host.noise.hz", sc.host.noise.hz);
   r.emplace_back("host.noise.work", format_duration(sc.host.noise.work));

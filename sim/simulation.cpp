@@ -51,6 +51,7 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
   m.counter("sched.nohz_kicks", ss.nohz_kicks);
   m.counter("sched.mutex_contended", ss.mutex_contended);
   m.counter("sched.io_requests", ss.io_requests);
+  m.counter("sched.net_requests", ss.net_requests);
   for (int i = 0; i < vm.nr_vcpus(); ++i) {
     const std::string p = "vcpu" + std::to_string(i) + ".";
     const KvmVcpu& v = vm.vcpu(i);
@@ -93,6 +94,7 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
     m.counter(p + "exits.kick", s.exits.kick);
     m.counter(p + "exits.pause", s.exits.pause);
     m.counter(p + "exits.io", s.exits.io);
+    m.counter(p + "exits.net", s.exits.net);
     m.counter(p + "exits.msr_poll_control", s.exits.msr_poll_control);
     m.counter(p + "host.halts_in_guest", s.halts_in_guest);
     m.counter(p + "host.hv_to_sw_timer", s.hv_to_sw_timer);
@@ -184,11 +186,13 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
       m.counter(p + "menu_choices." + cs, hs.menu_choices[j]);
     }
   }
-  if (IoThread* io = vm.iothread()) {
+  for (IoThread* io : {vm.iothread(), vm.vhost()}) {
+    if (!io) continue;
     HostThreadStats st = io->stats();
-    m.counter("host.iothread.wakeups", st.wakeups);
-    m.counter("host.iothread.run_ns", st.run_ns);
-    m.counter("host.iothread.run_delay_ns", st.run_delay_ns);
+    const std::string p = "host." + io->thread().name + ".";
+    m.counter(p + "wakeups", st.wakeups);
+    m.counter(p + "run_ns", st.run_ns);
+    m.counter(p + "run_delay_ns", st.run_delay_ns);
   }
   for (std::size_t i = 0; i < vm.noise().size(); ++i) {
     HostThreadStats st = vm.noise()[i]->stats();

@@ -25,6 +25,7 @@ struct FakeCpu final : VirtualCpu {
   void send_ipi(int, IrqVector) override {}
   void write_poll_control(bool) override {}
   void io_submit(std::uint64_t) override {}
+  void net_xmit(std::uint64_t) override {}
   std::vector<std::uint64_t> io_completions() override { return {}; }
   void notify_poller() override {}
 };

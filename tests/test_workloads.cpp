@@ -65,3 +65,35 @@ TEST_CASE("oltp: every transaction's commit is flushed through the block device"
   CHECK(r.metrics.get("vcpu0.irqs.device") + r.metrics.get("vcpu1.irqs.device") >= io - 2);
   CHECK(r.metrics.get("vcpu0.proc_stat.iowait_ns") + r.metrics.get("vcpu1.proc_stat.iowait_ns") > 0);
 }
+
+TEST_CASE("script net phase: a request over virtio-net, handled by the vhost worker, the reply wakes the task") {
+  Scenario sc = test::scenario(R"(
+[platform]
+shape = "VM.Standard2.1"
+[host]
+max_cstate = "C1"
+vhost = true
+net_latency = "200us"
+io_latency_dist = "constant"
+[workload]
+kind = "script"
+[[workload.task]]
+name = "client"
+cpus = "1"
+program = ["run 50us", "net"]
+[run]
+duration = "100ms"
+warmup = "0ns"
+)");
+  RunResult r = run_simulation(sc);
+  REQUIRE_FALSE(r.failed);
+  double req = r.metrics.get("sched.net_requests");
+  // each round: 50 us of work, the kick, 200 us to the peer and back, two vhost passes
+  // (host C-states limited to C1: no deep-state exits on the way)
+  CHECK(req > 300);
+  CHECK(req < 400);
+  CHECK(r.metrics.get("vcpu1.exits.net") == req);
+  CHECK(r.metrics.get("vcpu1.irqs.device") >= req - 1);
+  CHECK(r.metrics.get("host.vhost.wakeups") >= 2 * req - 2);  // TX, then the reply
+  CHECK(r.metrics.get("vcpu1.proc_stat.iowait_ns") == 0);     // a socket wait is not iowait
+}
