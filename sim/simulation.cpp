@@ -57,7 +57,10 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
     const KvmVcpu& v = vm.vcpu(i);
     const VcpuStats& s = v.stats();
     // KVM stats (debugfs / binary stats names)
+    // x86 stat.halt_exits; arm64 has no halt_exits but counts the same WFI exits (that
+    // reach kvm_vcpu_halt) in stat.wfi_exit_stat: both names there, the first for tables
     m.counter(p + "kvm.halt_exits", s.halt_exits);
+    if (vm.costs().isa == Isa::Arm64) m.counter(p + "kvm.wfi_exit_stat", s.halt_exits);
     m.counter(p + "kvm.halt_attempted_poll", s.halt.halt_attempted_poll);
     m.counter(p + "kvm.halt_successful_poll", s.halt.halt_successful_poll);
     m.counter(p + "kvm.halt_poll_invalid", s.halt.halt_poll_invalid);
