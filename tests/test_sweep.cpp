@@ -168,3 +168,22 @@ TEST_CASE("vtick plot draws a sweep's figures as SVG and PNG") {
   CHECK(test::run_cli("plot " + test::temp_path("nowhere")).status == 2);
   CHECK(test::run_cli("plot " + dir + " --at guest.nope=1").status == 2);
 }
+
+TEST_CASE("sweep progress: a bar with rate and ETA on a terminal, plain lines otherwise") {
+  std::string f = sweep_file("p.toml", "[set]\n\"run.duration\" = \"50ms\"\n[axes]\n\"run.seed\" = \"1..3\"\n");
+  // on a pseudo-terminal (script(1) gives the command one): one bar redrawn with \r
+  std::string tty_dir = test::temp_path("ptty"), tty_log = test::temp_path("ptty.log");
+  std::string cmd = "script -qec '" VTICK_BIN " sweep " + f + " --out " + tty_dir + " --jobs 1' " + tty_log + " >/dev/null 2>&1";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  std::string tty = test::read_file(tty_log);
+  CHECK(tty.find("\r[") != std::string::npos);
+  CHECK(tty.find("runs/s") != std::string::npos);
+  CHECK(tty.find("ETA") != std::string::npos);
+  CHECK(tty.find("3/3 runs") != std::string::npos);
+  // not a terminal: one plain line per finished point
+  auto r = test::run_cli("sweep " + f + " --out " + test::temp_path("pplain") + " --jobs 1");
+  REQUIRE(r.status == 0);
+  CHECK(r.output.find('\r') == std::string::npos);
+  CHECK(r.output.find("[1/3] point") != std::string::npos);
+  CHECK(r.output.find("[3/3] point") != std::string::npos);
+}
