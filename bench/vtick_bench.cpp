@@ -79,5 +79,9 @@ int main(int argc, char** argv) {
     in_child([&] { model_run("oci/a1.flex.2-oltp.toml", "legacy", duration, q); });
     in_child([&] { model_run("oci/standard2.1-sysbench_threads.toml", "legacy", "2s", q); });
   }
+  // the other workloads, at the default quantum
+  for (const char* s : {"../bench/scenarios/hackbench.toml", "../bench/scenarios/periodic.toml", "script-example.toml",
+                        "oci/a1.flex.2-sysbench_threads.toml"})
+    in_child([&] { model_run(s, "legacy", std::string(s).find("sysbench") != std::string::npos ? "2s" : duration, ""); });
   return 0;
 }
