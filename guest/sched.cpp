@@ -8,7 +8,9 @@ namespace vtick {
 
 // ---- placement (select_task_rq_fair) --------------------------------------------
 
-// available_idle_cpu(): idle and not preempted by the host (vcpu_is_preempted()).
+// available_idle_cpu(): idle. The kernel also skips a vCPU the host preempted
+// (vcpu_is_preempted(), the steal-time record's preempted flag); not modelled yet, so a
+// wakee may be placed on a vCPU whose thread waits behind a host thread.
 bool GuestKernel::available_idle_cpu(int c) const {
   const GuestCpu& cc = *cpus_[static_cast<size_t>(c)];
   return cc.idle_cpu();
