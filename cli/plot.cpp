@@ -182,7 +182,7 @@ int cmd_plot(const PlotOptions& o) {
   {
     std::ifstream f(o.dir + "/runs/000000.json");
     nlohmann::json j = f ? nlohmann::json::parse(f, nullptr, false) : nlohmann::json();
-    if (j.is_object() && j.contains("summary")) ops = j["summary"].value("ops_name", ops);
+    if (j.is_object() && j.contains("summary") && j["summary"].is_object()) ops = j["summary"].value("ops_name", ops);
   }
   const std::string hz = "guest CONFIG_HZ [Hz]";
   int made = 0, failed = 0;

@@ -16,17 +16,23 @@
 
 namespace vtick {
 
-// Temp file + rename; the temp name is the writer's own (pid), so processes writing the
-// same file at once (Slurm array tasks writing sweep.json) never mix their bytes.
+// Temp file + rename; the temp name is the writer's own (host and pid), so processes
+// writing the same file at once (Slurm array tasks on several nodes writing sweep.json to
+// a shared directory) never mix their bytes.
 bool write_file_atomic(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
+  char host[256] = "host";
+  gethostname(host, sizeof host - 1);
+  std::string tmp = path + ".tmp." + host + "." + std::to_string(getpid());
+  bool ok;
   {
     std::ofstream f(tmp, std::ios::binary);
     if (!f) return false;
     f << text;
-    if (!f) return false;
+    ok = static_cast<bool>(f);
   }
-  return std::rename(tmp.c_str(), path.c_str()) == 0;
+  if (ok && std::rename(tmp.c_str(), path.c_str()) == 0) return true;
+  std::remove(tmp.c_str());
+  return false;
 }
 
 namespace {

@@ -74,9 +74,12 @@ int write_sweep_tables(const SweepSpec& spec, const std::vector<SweepPoint>& gri
   int missing = 0, failed = 0;
   for (const auto& p : grid) {
     std::ifstream f(run_file(p.index));
-    json j = f ? json::parse(f, nullptr, false) : json();
+    const bool opened = f.is_open();
+    json j = opened ? json::parse(f, nullptr, false) : json();
     Run& r = runs[static_cast<size_t>(p.index)];
-    if (!j.is_object() || !j.contains("summary")) {
+    if (!j.is_object() || !j.contains("summary") || !j["summary"].is_object() || !j.contains("manifest") ||
+        !j["manifest"].is_object()) {
+      if (opened) std::fprintf(stderr, "vtick sweep: %s is not a vtick results document: counted as missing\n", run_file(p.index).c_str());
       ++missing;
       continue;
     }

@@ -32,6 +32,7 @@ struct Phase {
   sim_ns ns = 0;      // Run/Sleep: length; Loop: iteration count
   int obj = -1;       // Wait/Wake: event; Lock/Unlock: mutex (-1: the picked one); Loop: target phase
   double jitter = 0;  // Run/Sleep: length drawn uniformly in ns * [1 - jitter, 1 + jitter]
+  bool in_syscall = false;  // Wait/Wake: part of the syscall before it (a buffer's room), no entry of its own
 };
 
 enum class TaskState { Runnable, Running, Sleeping, Blocked, Exited };
@@ -86,6 +87,7 @@ inline sim_ns phase_length(Task& t, const Phase& ph) {
 // A futex-backed counting event (the userspace side of a semaphore / eventfd).
 struct WaitEvent {
   int count = 0;
+  int wake_at = 1;  // waiters are woken once count reaches this (a buffer's write-space threshold)
   std::deque<Task*> waiters;
 };
 

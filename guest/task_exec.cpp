@@ -129,7 +129,7 @@ bool GuestCpu::run_phase(Task& t, const Phase& ph) {
       t.state = TaskState::Sleeping;
       return true;
     case PhaseKind::Wait: {
-      syscall();
+      if (!ph.in_syscall) syscall();
       WaitEvent& ev = k_.event(ph.obj);
       if (ev.count > 0) --ev.count;
       else {
@@ -139,14 +139,23 @@ bool GuestCpu::run_phase(Task& t, const Phase& ph) {
       return true;
     }
     case PhaseKind::Wake: {
-      syscall();
+      if (!ph.in_syscall) syscall();
       WaitEvent& ev = k_.event(ph.obj);
-      if (ev.waiters.empty()) ++ev.count;
+      if (ev.waiters.empty() || ev.wake_at > 1) ++ev.count;
       else {
         Task* w = ev.waiters.front();
         ev.waiters.pop_front();
         k_.try_to_wake_up(*w, *this);
       }
+      // with a threshold, the waiters sleep until enough has been posted, then each
+      // takes its unit (unix_write_space() / pipe_read() waking the writers)
+      if (ev.wake_at > 1 && ev.count >= ev.wake_at)
+        while (ev.count > 0 && !ev.waiters.empty()) {
+          --ev.count;
+          Task* w = ev.waiters.front();
+          ev.waiters.pop_front();
+          k_.try_to_wake_up(*w, *this);
+        }
       return true;
     }
     case PhaseKind::PickLock:

@@ -249,26 +249,31 @@ WorkloadInfo install_workload(GuestKernel& k, const WorkloadSpec& w, std::uint64
     sim_ns msg = w.getd("msg_work");
     if (w.geti("threads") == 0) msg += 300;  // process mode: mm switch on each context switch [EST]
     // messages of 100 bytes a buffer holds: a pipe's 16 pages (64 KiB); a socket's
-    // sk_sndbuf (212992) over each message's skb truesize (~768 bytes) [EST]
-    const int capacity = w.geti("pipe") ? 65536 / 100 : 212992 / 768;
+    // sk_sndbuf (212992) over each message's skb truesize (~768 bytes) [EST]. A writer
+    // blocked on a full buffer is woken when a pipe page is free again (pipe_read()) or
+    // when the socket's unread data falls to a quarter of sndbuf (unix_writable()).
+    const bool pipe = w.geti("pipe");
+    const int capacity = pipe ? 65536 / 100 : 212992 / 768;
+    const int wake_at = pipe ? 4096 / 100 : capacity - capacity / 4;
     for (int g = 0; g < w.geti("groups"); ++g) {
       std::vector<int> data, room;
       for (int r = 0; r < fds; ++r) {
         data.push_back(k.add_event());
         room.push_back(k.add_event());
         k.event(room.back()).count = capacity;
+        k.event(room.back()).wake_at = wake_at;
       }
       for (int r = 0; r < fds; ++r)
         k.add_task("hb-recv" + std::to_string(g) + "." + std::to_string(r),
                    {{PhaseKind::Wait, 0, data[static_cast<size_t>(r)]}, {PhaseKind::Run, msg, -1},
-                    {PhaseKind::Wake, 0, room[static_cast<size_t>(r)]}, {PhaseKind::Loop, fds * loops, 0}, {PhaseKind::Exit}},
+                    {PhaseKind::Wake, 0, room[static_cast<size_t>(r)], 0, true}, {PhaseKind::Loop, fds * loops, 0}, {PhaseKind::Exit}},
                    (g * 2 * fds + r) % n, all);
       for (int s = 0; s < fds; ++s) {
         std::vector<Phase> prog;
         for (int r = 0; r < fds; ++r) {
-          prog.push_back({PhaseKind::Wait, 0, room[static_cast<size_t>(r)]});
-          prog.push_back({PhaseKind::Run, msg, -1});
-          prog.push_back({PhaseKind::Wake, 0, data[static_cast<size_t>(r)]});
+          prog.push_back({PhaseKind::Wait, 0, room[static_cast<size_t>(r)], 0, true});  // write(): room, then
+          prog.push_back({PhaseKind::Run, msg, -1});                                   // copy the message,
+          prog.push_back({PhaseKind::Wake, 0, data[static_cast<size_t>(r)]});          // wake the reader
         }
         prog.push_back({PhaseKind::Loop, loops, 0});
         prog.push_back({PhaseKind::Exit});

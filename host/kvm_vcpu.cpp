@@ -33,6 +33,7 @@ const char* exit_reason_name(ExitReason r, bool x86) {
     case ExitReason::Pause: return x86 ? "PAUSE_INSTRUCTION" : "WFx YIELD";
     case ExitReason::PollControl: return x86 ? "MSR_WRITE POLL_CONTROL" : "HVC";
     case ExitReason::Io: return x86 ? "EPT_MISCONFIG virtio" : "DABT_LOW virtio";
+    case ExitReason::Net: return x86 ? "EPT_MISCONFIG virtio-net" : "DABT_LOW virtio-net";
   }
   return "?";
 }
@@ -447,7 +448,7 @@ void KvmVcpu::io_submit(std::uint64_t request) {
 void KvmVcpu::net_xmit(std::uint64_t request) {
   const ArchCosts& c = vm_.costs();
   ++st_.exits.net;
-  trace_exit(ExitReason::Io);
+  trace_exit(ExitReason::Net);
   vm_.net_xmit(*this, request, now() + c.vmexit_ns + c.ipi_send_ns);
   enter_guest(c.vmexit_ns + c.ipi_send_ns);
 }

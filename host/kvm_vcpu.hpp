@@ -32,7 +32,7 @@ enum class VcpuState {
 const char* vcpu_state_name(VcpuState s);
 
 // Why a vCPU left guest mode (the `kvm_exit` event's argument).
-enum class ExitReason { Hlt, TscDeadline, Lvtt, Ipi, TimerExpiry, ExternalInterrupt, Kick, Pause, PollControl, Io };
+enum class ExitReason { Hlt, TscDeadline, Lvtt, Ipi, TimerExpiry, ExternalInterrupt, Kick, Pause, PollControl, Io, Net };
 // The exit reason as `perf kvm stat` / trace_kvm_exit print it on x86 or arm64.
 const char* exit_reason_name(ExitReason r, bool x86);
 
@@ -64,7 +64,7 @@ struct VcpuStats {
   std::uint64_t timer_wakeups = 0;     // woken from block by the guest's timer (sw hrtimer)
   std::uint64_t ipi_wakeups = 0;       // woken from block by an interrupt (posted IPI)
   std::uint64_t posted_irqs = 0;       // interrupts posted while in guest mode (no exit)
-  std::uint64_t irqs_while_preempted = 0;  // arrived while the thread was preempted (SN: no notification)
+  std::uint64_t irqs_while_preempted = 0;  // IPIs / device irqs that arrived while preempted (SN: no notification)
   std::uint64_t timer_fired = 0;       // guest timer expiries
   std::uint64_t poll_ctl_writes = 0;
   std::uint64_t entries = 0;           // VM entries

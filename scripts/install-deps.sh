@@ -12,7 +12,7 @@ done
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
 echo "vtick: installing Debian packages: ${missing[*]}"
 SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo -n"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -289,11 +289,19 @@ void collect_script(const toml::node& node, const std::string& file) {
           std::istringstream words(line.as_string()->get());
           std::string op;
           long target = -1;
-          if (words >> op && op == "loop" && words >> target && target >= static_cast<long>(st.program.size()))
+          words >> op;
+          if (op == "loop" && st.program.empty())
+            fail(at(line), "workload.task.program: '" + line.as_string()->get() + "': a loop cannot be the first phase");
+          if (op == "loop" && words >> target && target >= static_cast<long>(st.program.size()))
             fail(at(line), "workload.task.program: '" + line.as_string()->get() + "': a loop jumps back to an earlier phase, 0 .. " +
                                std::to_string(static_cast<long>(st.program.size()) - 1));
           st.program.push_back(line.as_string()->get());
+          // lock, unlock and loop can take no time at all (uncontended: a user-space CAS)
+          if (op != "lock" && op != "unlock" && op != "loop") st.takes_time = true;
         }
+        if (!st.program.empty() && !st.takes_time)
+          fail(at(v), "workload.task.program: only lock, unlock and loop phases: the task would spin without time "
+                      "passing; add a run, sleep, wait, wake, yield, io, net or exit phase");
       } else {
         fail(w, "workload.task." + key + ": unknown or mistyped; keys: name (string), cpus (cpulist string), count (integer), "
                 "program (array of strings)");

@@ -71,6 +71,10 @@ TEST_CASE("cli: wrong types and out-of-range values are refused with what is all
   expect_input_error("run " + f11, {f11 + ":3:", "workload.task.cpus of 't'", "0 .. 1"});
   std::string f12 = write_scenario("phase.toml", script + "program = [\"spin 1ms\"]\n");
   expect_input_error("run " + f12, {f12 + ":5:", "unknown phase", "loop TARGET COUNT"});
+  std::string f13 = write_scenario("spin.toml", script + "program = [\"lock m\", \"unlock m\"]\n");
+  expect_input_error("run " + f13, {f13 + ":5:", "without time", "add a run"});
+  std::string f14 = write_scenario("loop0.toml", script + "program = [\"loop 0 3\", \"run 1ms\"]\n");
+  expect_input_error("run " + f14, {f14 + ":5:", "cannot be the first phase"});
 }
 
 TEST_CASE("cli: --set overrides are validated the same way") {
