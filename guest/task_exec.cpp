@@ -141,15 +141,9 @@ bool GuestCpu::run_phase(Task& t, const Phase& ph) {
     case PhaseKind::Wake: {
       if (!ph.in_syscall) syscall();
       WaitEvent& ev = k_.event(ph.obj);
-      if (ev.waiters.empty() || ev.wake_at > 1) ++ev.count;
-      else {
-        Task* w = ev.waiters.front();
-        ev.waiters.pop_front();
-        k_.try_to_wake_up(*w, *this);
-      }
-      // with a threshold, the waiters sleep until enough has been posted, then each
-      // takes its unit (unix_write_space() / pipe_read() waking the writers)
-      if (ev.wake_at > 1 && ev.count >= ev.wake_at)
+      // post one unit; once wake_at units are there (1: at once; a buffer's write-space
+      // threshold: unix_write_space() / pipe_read() waking the writers) each waiter takes one
+      if (++ev.count >= ev.wake_at)
         while (ev.count > 0 && !ev.waiters.empty()) {
           --ev.count;
           Task* w = ev.waiters.front();

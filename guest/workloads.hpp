@@ -39,7 +39,6 @@ struct ScriptTask {
   int count = 1;                       // copies of this task
   std::vector<std::string> program;    // "run 100us", "sleep 1ms", "lock m", "loop 0 10", ...
   std::string where;                   // file:line for errors
-  bool takes_time = false;             // a phase that lets simulated time pass (validation)
 };
 
 struct WorkloadSpec {

@@ -3,9 +3,9 @@
 #include <memory>
 #include <vector>
 
+#include "core/rng.hpp"
 #include "host/host_sched.hpp"
 #include "host/kvm_params.hpp"
-#include "core/rng.hpp"
 #include "host/kvm_vcpu.hpp"
 #include "platform/sg_platform.hpp"
 

@@ -282,6 +282,7 @@ void collect_script(const toml::node& node, const std::string& file) {
         st.count = static_cast<int>(v.as_integer()->get());
         if (st.count < 1 || st.count > 1024) fail(w, "workload.task.count: allowed 1 .. 1024");
       } else if (key == "program" && v.is_array()) {
+        bool takes_time = false;  // lock, unlock and loop can take no time at all (a user-space CAS)
         for (const toml::node& line : *v.as_array()) {
           if (!line.is_string()) fail(at(line), "workload.task.program: each phase is a string, e.g. \"run 100us\"");
           std::string err = check_script_phase(line.as_string()->get());
@@ -296,10 +297,9 @@ void collect_script(const toml::node& node, const std::string& file) {
             fail(at(line), "workload.task.program: '" + line.as_string()->get() + "': a loop jumps back to an earlier phase, 0 .. " +
                                std::to_string(static_cast<long>(st.program.size()) - 1));
           st.program.push_back(line.as_string()->get());
-          // lock, unlock and loop can take no time at all (uncontended: a user-space CAS)
-          if (op != "lock" && op != "unlock" && op != "loop") st.takes_time = true;
+          if (op != "lock" && op != "unlock" && op != "loop") takes_time = true;
         }
-        if (!st.program.empty() && !st.takes_time)
+        if (!st.program.empty() && !takes_time)
           fail(at(v), "workload.task.program: only lock, unlock and loop phases: the task would spin without time "
                       "passing; add a run, sleep, wait, wake, yield, io, net or exit phase");
       } else {
