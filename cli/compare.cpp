@@ -55,9 +55,9 @@ int cmd_compare(const CompareOptions& o) {
   }
   if (o.key == "guest.tick_policy")
     for (const auto& p : o.policies)
-      if (!find_tick_policy(p)) {
+      if (TickPolicyId id; !parse_enum(p, id)) {
         std::string allowed;
-        for (const auto& q : tick_policies()) allowed += (allowed.empty() ? "" : ", ") + q.name;
+        for (const auto& q : tick_policies()) allowed += std::string(allowed.empty() ? "" : ", ") + tick_policy_name(q);
         std::fprintf(stderr, "vtick: --policies: unknown policy '%s'; allowed: %s\n", p.c_str(), allowed.c_str());
         return 2;
       }
@@ -195,7 +195,7 @@ int cmd_compare(const CompareOptions& o) {
   std::printf("%s\n", version_line().c_str());
   std::printf("scenario %s: %s (%s), %d vCPU, HZ=%d, workload %s; %s varied; %d seed%s from %llu; CPU time %.1f s\n\n",
               base.source.c_str(), base.shape.name.c_str(), base.shape.arch.c_str(), base.vcpus, base.guest.hz,
-              base.workload.kind.c_str(), o.key.c_str(), o.seeds, o.seeds > 1 ? "s" : "",
+              enum_name(base.workload.kind), o.key.c_str(), o.seeds, o.seeds > 1 ? "s" : "",
               static_cast<unsigned long long>(base.run.seed), wall);
   std::printf("  %-44s", "");
   for (int p = 0; p < np; ++p) std::printf(" %24s", o.policies[static_cast<size_t>(p)].c_str());

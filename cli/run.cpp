@@ -175,14 +175,15 @@ int cmd_list(const std::string& what) {
       if (f.sizes.size() > 8) std::printf("%d..%d", f.sizes.front(), f.sizes.back());
       else
         for (std::size_t i = 0; i < f.sizes.size(); ++i) std::printf("%s%d", i ? "," : "", f.sizes[i]);
-      std::printf("; guest HZ %d\n", f.default_hz);
+      PValue hz = find_scenario_param("guest.hz")->default_for(arch_costs(f.arch).ctx());
+      std::printf("; guest HZ %s\n", pvalue_text(hz).c_str());
     }
     std::printf("%-24s %-11s any arch (platform.arch), platform.cores x platform.threads_per_core\n", "generic", "");
   } else if (what == "policies") {
-    for (const auto& p : tick_policies()) std::printf("%-13s %s\n", p.name.c_str(), p.origin.c_str());
+    for (const auto& p : tick_policies()) std::printf("%-13s %s\n", tick_policy_name(p), p.origin.c_str());
   } else if (what == "workloads") {
     for (const auto& k : workload_kinds_table()) {
-      std::printf("%-17s %s (metric: %s/s)\n", k.name.c_str(), k.description.c_str(), k.ops_name.c_str());
+      std::printf("%-17s %s (metric: %s/s)\n", enum_name(k.id), k.description.c_str(), k.ops_name.c_str());
       for (const auto& p : k.params) std::printf("    workload.%-16s %s\n", p.key.c_str(), p.help.c_str());
     }
   } else if (what == "keys") {
@@ -192,8 +193,12 @@ int cmd_list(const std::string& what) {
   } else if (what == "costs") {
     for (const auto& a : arch_names()) {
       std::printf("[%s]\n", a.c_str());
-      for (const auto& r : arch_table(a).rows)
-        std::printf("  %-22s %10g %-6s [%g .. %g]  %s\n", r.key.c_str(), r.value, r.unit.c_str(), r.lo, r.hi, r.source.c_str());
+      PCtx ctx = arch_costs(a).ctx();
+      for (const auto& r : ArchCosts::table()) {
+        auto [lo, hi] = r.range_for(ctx);
+        std::printf("  %-22s %10s %-6s [%g .. %g]  %s\n", r.key.c_str() + 1, pvalue_text(r.default_for(ctx)).c_str(), r.unit.c_str(), lo, hi,
+                    r.source_for(ctx).c_str());
+      }
     }
   }
   return 0;

@@ -28,7 +28,7 @@ void GuestCpu::account_process_tick(sim_ns) {
 }
 
 Kcpustat GuestCpu::proc_stat(sim_ns t) {
-  if (k_.params().cputime == "new") return cputime_.proc_stat_new(t, hw_->steal_clock());
+  if (k_.params().cputime == CputimeScheme::New) return cputime_.proc_stat_new(t, hw_->steal_clock());
   return cputime_.proc_stat_old(online_, t);
 }
 
@@ -158,7 +158,7 @@ void GuestCpu::cpu_startup_entry() {
   next_balance = now() + k_.balance_interval(true);
   if (k_.params().background_timer_hz > 0) arm_background_timer();
   // cpuidle-haltpoll: haltpoll_cpu_online() -> arch_haltpoll_enable(): no host polling
-  if (k_.params().cpuidle.driver == "haltpoll") hw_->write_poll_control(false);
+  if (k_.params().cpuidle.driver == CpuidleDriver::Haltpoll) hw_->write_poll_control(false);
   hw_->local_irq_enable();
   for (;;) {
     schedule();

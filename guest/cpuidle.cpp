@@ -3,9 +3,17 @@
 
 namespace vtick {
 
+VTICK_PARAM_TABLE(HaltpollParams, VTICK_HALTPOLL_PARAMS)
+VTICK_PARAM_CTOR(HaltpollParams)
+VTICK_PARAM_TABLE(CpuidleParams, VTICK_CPUIDLE_PARAMS)
+VTICK_PARAM_CTOR(CpuidleParams)
+
 int cpuidle_state_count(const CpuidleParams& p) {
-  if (p.driver == "haltpoll") return 2;   // cpuidle-haltpoll: poll, "haltpoll idle" (HLT)
-  if (p.driver == "single-state") return 1;
+  switch (p.driver) {
+    case CpuidleDriver::Haltpoll: return 2;     // cpuidle-haltpoll: poll, "haltpoll idle" (HLT)
+    case CpuidleDriver::SingleState: return 1;
+    case CpuidleDriver::None: break;
+  }
   return 0;
 }
 

@@ -4,21 +4,39 @@
 #include <cstdint>
 #include <string>
 
+#include "core/param.hpp"
 #include "core/time.hpp"
 
 namespace vtick {
 
-// drivers/cpuidle/governors/haltpoll.c module parameters ("haltpoll." boot prefix).
+// drivers/cpuidle/governors/haltpoll.c module parameters, set on the guest's command line
+// with the "haltpoll." prefix (haltpoll.guest_halt_poll_ns=...).
+#define HALTPOLL_C "drivers/cpuidle/governors/haltpoll.c module parameter"
+#define VTICK_HALTPOLL_PARAMS(P)                                                                                     \
+  P(sim_ns, guest_halt_poll_ns, ".guest_halt_poll_ns", Int, 200000, 0, 10e6, "ns", HALTPOLL_C,                      \
+    "longest poll of the haltpoll governor before it halts")                                                         \
+  P(unsigned, guest_halt_poll_shrink, ".guest_halt_poll_shrink", Int, 2, 0, 64, "divisor", HALTPOLL_C,              \
+    "divisor when a long halt shrinks the poll limit (0: reset)")                                                    \
+  P(unsigned, guest_halt_poll_grow, ".guest_halt_poll_grow", Int, 2, 0, 64, "factor", HALTPOLL_C,                   \
+    "multiplier when a short halt grows the poll limit")                                                             \
+  P(sim_ns, guest_halt_poll_grow_start, ".guest_halt_poll_grow_start", Int, 50000, 0, 10e6, "ns", HALTPOLL_C,       \
+    "first poll limit when growing from 0")                                                                          \
+  P(bool, guest_halt_poll_allow_shrink, ".guest_halt_poll_allow_shrink", Bool, true, kNoMin, kNoMax, "", HALTPOLL_C, \
+    "whether a long halt shrinks the poll limit")
 struct HaltpollParams {
-  sim_ns guest_halt_poll_ns = 200000;
-  unsigned guest_halt_poll_shrink = 2;
-  unsigned guest_halt_poll_grow = 2;
-  sim_ns guest_halt_poll_grow_start = 50000;
-  bool guest_halt_poll_allow_shrink = true;
+  VTICK_PARAMS(HaltpollParams, VTICK_HALTPOLL_PARAMS);
 };
 
+// The guest's cpuidle driver (drivers/cpuidle): none (default_idle_call), a single-state
+// driver (one halt state, e.g. ACPI C1 or arm64 WFI), or cpuidle-haltpoll (poll + halt).
+enum class CpuidleDriver { None, SingleState, Haltpoll };
+VTICK_ENUM_NAMES(CpuidleDriver, "none", "single-state", "haltpoll");
+
+#define VTICK_CPUIDLE_PARAMS(P)                                                                                      \
+  P(CpuidleDriver, driver, ".cpuidle_driver", Enum, "none", kNoMin, kNoMax, "",                                      \
+    "the reported guests run without a cpuidle driver (domain/mission.md)", "guest cpuidle driver")
 struct CpuidleParams {
-  std::string driver = "none";   // none | single-state | haltpoll
+  VTICK_PARAMS(CpuidleParams, VTICK_CPUIDLE_PARAMS);
   HaltpollParams haltpoll;
 };
 

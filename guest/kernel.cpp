@@ -7,8 +7,7 @@
 namespace vtick {
 
 GuestKernel::GuestKernel(GuestParams p, int nr_cpus, std::uint64_t seed) : p_(std::move(p)), seed_(seed) {
-  policy_ = find_tick_policy(p_.tick_policy);
-  if (!policy_) throw std::invalid_argument("unknown tick policy " + p_.tick_policy);
+  policy_ = &tick_policy(p_.tick_policy);
   tick_nsec_ = p_.tick_nsec();
   tick_next_period = tick_nsec_;
   for (int i = 0; i < nr_cpus; ++i) cpus_.push_back(std::make_unique<GuestCpu>(*this, i));

@@ -3,86 +3,123 @@
 #include <string>
 #include <vector>
 
-#include "core/param_row.hpp"
+#include "core/param.hpp"
 #include "core/time.hpp"
 #include "guest/cpuidle.hpp"
 #include "guest/sched.hpp"
+#include "guest/tick_policy.hpp"
 #include "platform/arch.hpp"
 
 namespace vtick {
 
-// Guest CPU time for kernel paths the model executes (nominal ns; all [EST], see
-// guest_cost_rows() for ranges and reasoning).
+// Guest CPU time for kernel paths the model executes (nominal ns; [guest.costs]).
+#define VTICK_GUEST_COSTS(P)                                                                                         \
+  P(sim_ns, irq_entry_ns, ".irq_entry_ns", Int, 300, 100, 2000, "ns",                                              \
+    "[EST] irq entry/exit with tick_irq_enter/tick_nohz_irq_exit", "irq entry/exit incl. tick_irq_enter / irq_exit") \
+  P(sim_ns, tick_handler_ns, ".tick_handler_ns", Int, 1500, 500, 5000, "ns",                                       \
+    "[EST] guest tick handler ~1-5 us incl. softirq (kernel-kvm.md s3)",                                              \
+    "tick_nohz_handler: update_process_times, sched_tick")                                                           \
+  P(sim_ns, hrtimer_wakeup_ns, ".hrtimer_wakeup_ns", Int, 400, 100, 2000, "ns", "[EST] hrtimer_wakeup -> wake_up_process", \
+    "hrtimer_wakeup callback of a sleeping task")                                                                    \
+  P(sim_ns, resched_ipi_ns, ".resched_ipi_ns", Int, 300, 100, 2000, "ns", "[EST] scheduler_ipi + sched_ttwu_pending", \
+    "reschedule IPI handler")                                                                                        \
+  P(sim_ns, idle_enter_ns, ".idle_enter_ns", Int, 200, 50, 1000, "ns",                                             \
+    "[EST] do_idle entry: __current_set_polling, tick_nohz_idle_enter", "do_idle entry")                             \
+  P(sim_ns, idle_exit_ns, ".idle_exit_ns", Int, 200, 50, 1000, "ns",                                               \
+    "[EST] tick_nohz_idle_exit without restart, flush_smp_call_function_queue", "idle exit")                         \
+  P(sim_ns, tick_stop_ns, ".tick_stop_ns", Int, 500, 100, 2000, "ns",                                              \
+    "[EST] tick_nohz_next_event: timer-wheel scan (get_next_timer_interrupt)", "tick_nohz_next_event")               \
+  P(sim_ns, schedule_ns, ".schedule_ns", Int, 1000, 300, 5000, "ns", "[EST] __schedule: pick_next_task_fair + context_switch", \
+    "__schedule: pick_next_task + context switch")                                                                   \
+  P(sim_ns, ttwu_ns, ".ttwu_ns", Int, 500, 100, 2000, "ns", "[EST] try_to_wake_up: select_task_rq_fair + enqueue_task", \
+    "try_to_wake_up: select_task_rq + enqueue")                                                                      \
+  P(sim_ns, syscall_ns, ".syscall_ns", Int, 150, 50, 1000, "ns", "[EST] syscall entry/exit with mitigations",       \
+    "syscall entry + exit")                                                                                          \
+  P(sim_ns, load_balance_ns, ".load_balance_ns", Int, 2000, 500, 10000, "ns",                                      \
+    "[EST] one load_balance() pass: find_busiest_group + detach/attach", "one load_balance() pass over the domain")  \
+  P(sim_ns, io_submit_ns, ".io_submit_ns", Int, 2000, 500, 10000, "ns",                                            \
+    "[EST] block layer + virtio-blk request setup before the kick", "block layer + virtio-blk request setup")        \
+  P(sim_ns, io_complete_ns, ".io_complete_ns", Int, 1500, 500, 10000, "ns",                                        \
+    "[EST] virtio-blk interrupt handler + bio completion (also the virtio-net RX interrupt)",                         \
+    "virtio-blk interrupt handler + bio completion")                                                                 \
+  P(sim_ns, net_xmit_ns, ".net_xmit_ns", Int, 3000, 500, 20000, "ns",                                              \
+    "[EST] sendmsg: TCP/IP stack + virtio-net TX descriptor before the kick", "socket send + TCP/IP + virtio-net TX setup")
+
 struct GuestCosts {
-  sim_ns irq_entry_ns = 300;       // irq entry/exit incl. tick_irq_enter / irq_exit
-  sim_ns tick_handler_ns = 1500;   // tick_nohz_handler: update_process_times, scheduler_tick
-  sim_ns hrtimer_wakeup_ns = 400;  // hrtimer_wakeup callback of a sleeping task
-  sim_ns resched_ipi_ns = 300;     // scheduler_ipi
-  sim_ns idle_enter_ns = 200;      // do_idle entry: polling flag, tick_nohz_idle_enter
-  sim_ns idle_exit_ns = 200;       // tick_nohz_idle_exit, flush_smp_call_function_queue
-  sim_ns tick_stop_ns = 500;       // tick_nohz_next_event: get_next_timer_interrupt
-  sim_ns schedule_ns = 1000;       // __schedule: pick_next_task + context switch
-  sim_ns ttwu_ns = 500;            // try_to_wake_up: select_task_rq + enqueue
-  sim_ns syscall_ns = 150;         // syscall entry + exit
-  sim_ns load_balance_ns = 2000;   // one load_balance() pass over the domain
-  sim_ns io_submit_ns = 2000;      // block layer + virtio-blk request setup
-  sim_ns net_xmit_ns = 3000;       // socket send + TCP/IP + virtio-net TX setup
-  sim_ns io_complete_ns = 1500;    // virtio-blk interrupt handler + bio completion
+  VTICK_PARAMS(GuestCosts, VTICK_GUEST_COSTS);
 };
 
 // Marco Crivellari's 2026 series "Stop the idle tick on polling idle on nohz_full CPUs".
+enum class NohzPollSeriesVariant { None, P1P2, P2WithoutKick, P2WithoutStoppedTickFix };
+VTICK_ENUM_NAMES(NohzPollSeriesVariant, "none", "p1p2", "p2_without_kick", "p2_without_stopped_tick_fix");
 struct NohzPollSeries {
   bool p1_kick = false;              // P1(a): nohz_full_kick_func() sets TIF_NEED_RESCHED when polling
   bool p1_stopped_tick_fix = false;  // P1(b): a stopped tick expiring in idle sets TIF_NEED_RESCHED
   bool p1_user_entry = false;        // P1(c): stop a still-running tick on return to user space
   bool p2 = false;                   // P2: with idle=poll, nohz_full CPUs stop the tick on idle entry
 };
-const std::vector<std::string>& nohz_poll_series_names();
-bool nohz_poll_series(const std::string& name, NohzPollSeries& out);
+NohzPollSeries nohz_poll_series_switches(NohzPollSeriesVariant v);
 
 // Reasons tick_nohz_next_event() keeps the tick for one more period, as probabilities
-// per evaluation (rcu_needs_cpu(), irq_work_needs_cpu(), local_timer_softirq_pending()).
+// per evaluation ([guest.nohz]).
+#define VTICK_NOHZ_REASONS(P)                                                                                        \
+  P(double, rcu_needs_cpu, ".rcu_needs_cpu", Float, 0.0, 0, 1, "probability", "[EST] 0: a quiet guest",             \
+    "probability that rcu_needs_cpu() keeps the tick")                                                               \
+  P(double, irq_work_needs_cpu, ".irq_work_needs_cpu", Float, 0.0, 0, 1, "probability", "[EST] 0: a quiet guest",   \
+    "probability that irq_work_needs_cpu() keeps the tick")                                                          \
+  P(double, softirq_pending, ".softirq_pending", Float, 0.0, 0, 1, "probability", "[EST] 0: a quiet guest",         \
+    "probability that a timer softirq is pending (local_timer_softirq_pending())")
 struct NohzReasons {
-  double rcu_needs_cpu = 0;
-  double irq_work_needs_cpu = 0;
-  double softirq_pending = 0;
+  VTICK_PARAMS(NohzReasons, VTICK_NOHZ_REASONS);
 };
 
+// Idle cputime accounting: the old dual scheme or Weisbecker's 2026 refactor.
+enum class CputimeScheme { Old, New };
+VTICK_ENUM_NAMES(CputimeScheme, "old", "new");
+
+#define VTICK_GUEST_PARAMS(P)                                                                                        \
+  P(int, hz, ".hz", Int, Def(1000).on("arm64", 250).one_of({100, 250, 300, 1000}), kNoMin, kNoMax, "Hz",            \
+    "the reported guests (domain/mission.md): HZ=1000 on x86, 250 on arm64; Kconfig HZ_100 .. HZ_1000", "CONFIG_HZ")  \
+  P(TickPolicyId, tick_policy, ".tick_policy", Enum, "legacy", kNoMin, kNoMax, "", "guest/tick_policy.cpp",          \
+    "idle tick-stop variant (vtick list policies)")                                                                  \
+  P(std::string, cmdline, ".cmdline", Text, "", kNoMin, kNoMax, "", "Documentation/admin-guide/kernel-parameters.txt", \
+    "guest boot parameters (nohz=, nohz_full=, idle=poll, nohlt, cpuidle.off=1, cpuidle_haltpoll.force=1, haltpoll.*=)") \
+  P(sim_ns, timer_slack_ns, ".timer_slack", Duration, 50000, 0, 1e9, "ns", "init_task.timer_slack_ns (50 us)",      \
+    "task timer_slack_ns")                                                                                           \
+  P(NohzPollSeriesVariant, nohz_poll_series, ".nohz_poll_series", Enum, "none", kNoMin, kNoMax, "",                  \
+    "Crivellari 2026 (domain/mission.md story 2)", "2026 nohz_full idle=poll series variant")                       \
+  P(CputimeScheme, cputime, ".cputime", Enum, "old", kNoMin, kNoMax, "", "Weisbecker 2026 (domain/mission.md story 3)", \
+    "idle cputime accounting: old dual scheme or the 2026 refactor")                                                 \
+  P(std::string, hotplug, ".hotplug", Text, "", kNoMin, kNoMax, "", "kernel/cpu.c cpu_down() / cpu_up()",            \
+    "CPU hotplug events: \"CPU:offline@TIME CPU:online@TIME ...\"")                                                  \
+  P(sim_ns, poll_relax_batch_ns, ".poll_relax_batch", Duration, Def(14000).on("arm64", 500), 1, 100000, "ns",        \
+    "POLL_IDLE_RELAX_COUNT = 200 relaxes; x86 PAUSE ~140 cycles on Skylake (Intel Optimization Manual) at 2 GHz; arm64 [EST]",        \
+    "time of POLL_IDLE_RELAX_COUNT cpu_relax() between clock checks in poll_idle()")                                 \
+  P(double, background_timer_hz, ".timers.background_hz", Float, 0.0, 0, 10000, "Hz",                      \
+    "[EST] vmstat, writeback and similar wheel timers; each re-arms with an exponential delay rounded up to whole jiffies plus one, so the realised rate is below the nominal one (about 0.7x at 200/s, HZ=1000)",      \
+    "per-CPU timer-wheel timers per second (vmstat, writeback, ...)")
+
 struct GuestParams {
-  Isa isa = Isa::X86_64;
-  int hz = 1000;                   // CONFIG_HZ
-  std::string tick_policy = "legacy";
+  VTICK_PARAMS(GuestParams, VTICK_GUEST_PARAMS);
   CpuidleParams cpuidle;
-  std::string cmdline;             // boot parameters as given
+  NohzReasons reasons;
+  GuestCosts costs;
+  SchedParams sched;
+
+  // Derived at load time from the keys above, not parameters themselves.
+  Isa isa = Isa::X86_64;
   bool nohz = true;                // nohz=off clears it
   bool idle_poll = false;          // idle=poll / nohlt: cpu_idle_force_poll
   std::uint64_t nohz_full = 0;     // nohz_full=<cpulist> as a mask
-  std::string nohz_poll_series_name = "none";
-  NohzPollSeries series;
-  NohzReasons reasons;
-  double background_timer_hz = 0;  // per-CPU timer-wheel timers per second (vmstat, writeback, ...)
-  sim_ns poll_relax_batch_ns = 14000;  // POLL_IDLE_RELAX_COUNT (200) cpu_relax() between clock checks
-  std::string cputime = "old";     // old (dual scheme) | new (Weisbecker 2026 refactor)
+  NohzPollSeries series;           // from nohz_poll_series
   struct HotplugEvent { int cpu; bool online; sim_ns at; };
-  std::vector<HotplugEvent> hotplug;  // CPU offline/online events, in time order
-  sim_ns timer_slack_ns = 50000;   // task timer_slack_ns default (init_task: 50 us)
-  sim_ns timekeeping_max_deferment = 0;  // set from the clocksource in the kernel; see model.md
-  GuestCosts costs;
-  SchedParams sched;
+  std::vector<HotplugEvent> hotplug_events;  // from hotplug, in time order
 
   sim_ns tick_nsec() const { return (NSEC_PER_SEC + hz / 2) / hz; }  // TICK_NSEC
 };
 
-const std::vector<ParamRow>& guest_cost_rows();
-bool set_guest_cost(GuestCosts& c, const std::string& key, double value);
-
-// CONFIG_HZ values the kernel's Kconfig offers.
-const std::vector<int>& allowed_hz();
-
 // Parses guest.cmdline into `p`; returns an error text naming the bad parameter, or "".
 // `nr_cpus` bounds cpulists.
 std::string parse_cmdline(const std::string& cmdline, GuestParams& p, int nr_cpus);
-// "2-3,5" -> mask; false on a malformed list or a CPU >= nr_cpus.
-bool parse_cpulist(const std::string& s, int nr_cpus, std::uint64_t& mask);
 
 }  // namespace vtick

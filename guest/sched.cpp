@@ -6,6 +6,9 @@
 
 namespace vtick {
 
+VTICK_PARAM_TABLE(SchedParams, VTICK_SCHED_PARAMS)
+VTICK_PARAM_CTOR(SchedParams)
+
 // ---- placement (select_task_rq_fair) --------------------------------------------
 
 // available_idle_cpu(): idle. The kernel also skips a vCPU the host preempted

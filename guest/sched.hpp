@@ -2,17 +2,26 @@
 #pragma once
 #include <cstdint>
 
+#include "core/param.hpp"
 #include "core/time.hpp"
 
 namespace vtick {
 
+#define VTICK_SCHED_PARAMS(P)                                                                                        \
+  P(bool, wake_affine, ".wake_affine", Bool, true, kNoMin, kNoMax, "", "kernel/sched/fair.c select_task_rq_fair()",   \
+    "wake-affine / select_idle_sibling placement")                                                                   \
+  P(bool, load_balance, ".load_balance", Bool, true, kNoMin, kNoMax, "", "fair.c trigger_load_balance(), newidle, nohz", \
+    "tick, newidle and nohz idle load balancing")                                                                    \
+  P(sim_ns, balance_interval, ".balance_interval", Duration, 0, 0, 1e9, "ns", "kernel/sched/topology.c sd_init(): min_interval = sd_weight ms", \
+    "sd min balance interval (0: sd_weight ms, the kernel's default)")                                              \
+  P(int, busy_factor, ".busy_factor", Int, 16, 1, 64, "factor", "topology.c sd_init(): busy_factor = 16",           \
+    "a busy CPU balances this much less often")                                                                      \
+  P(sim_ns, migration_cost, ".migration_cost", Duration, 500000, 0, 10e6, "ns", "fair.c sysctl_sched_migration_cost (0.5 ms)", \
+    "sysctl_sched_migration_cost: task_hot() / newidle threshold")                                                   \
+  P(sim_ns, cache_refill_ns, ".cache_refill", Duration, 20000, 0, 1e6, "ns", "[EST] refill of a migrated task's working set (L2 of a few hundred KB at tens of GB/s)", \
+    "work a migrated task pays to refill its cache")
 struct SchedParams {
-  bool wake_affine = true;             // select_task_rq_fair(): wake_affine() + select_idle_sibling()
-  bool load_balance = true;            // tick-driven balancing (trigger_load_balance) + newidle + nohz idle balance
-  sim_ns balance_interval = 0;         // sd->min_interval; 0: sd_weight ms (the kernel's default)
-  int busy_factor = 16;                // sd->busy_factor: a busy CPU balances this much less often
-  sim_ns migration_cost = 500000;      // sysctl_sched_migration_cost: task_hot() / newidle threshold
-  sim_ns cache_refill_ns = 20000;      // work a migrated task pays to refill its cache [EST]
+  VTICK_PARAMS(SchedParams, VTICK_SCHED_PARAMS);
 };
 
 struct SchedStats {

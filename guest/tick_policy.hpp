@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/time.hpp"
 
 namespace vtick {
@@ -20,15 +21,20 @@ enum class TickChoice {
   StopIfAvgIdleAboveTick,  // x = 4-entry moving average of idle durations > TICK_NSEC
 };
 
+// The variants, one enumerator each (guest.tick_policy).
+enum class TickPolicyId { Legacy, GotTick, ForceRetain, Loehle, TglxAvg, Periodic };
+VTICK_ENUM_NAMES(TickPolicyId, "legacy", "got_tick", "force_retain", "loehle", "tglx_avg", "periodic");
+
 struct TickPolicy {
-  std::string name;
+  TickPolicyId id;
   std::string origin;       // the commit or mail it comes from
   TickChoice no_driver;     // cpuidle_not_available(): before default_idle_call()
   TickChoice single_state;  // drv->state_count == 1: before call_cpuidle()
   bool nohz = true;         // false: nohz=off, the tick never stops
 };
 
-const std::vector<TickPolicy>& tick_policies();
-const TickPolicy* find_tick_policy(const std::string& name);
+const std::vector<TickPolicy>& tick_policies();  // in TickPolicyId order
+const TickPolicy& tick_policy(TickPolicyId id);
+inline const char* tick_policy_name(const TickPolicy& p) { return enum_name(p.id); }
 
 }  // namespace vtick

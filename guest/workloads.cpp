@@ -15,30 +15,30 @@ static const double US = 1e3, MS = 1e6, S = 1e9;
 
 const std::vector<WorkloadKind>& workload_kinds_table() {
   static const std::vector<WorkloadKind> k = {
-      {"idle", "no tasks: the guest only idles and ticks", "ops", {}},
-      {"periodic", "N tasks each alternating work W and sleep S from a random phase", "loops",
+      {WorkloadKindId::Idle, "no tasks: the guest only idles and ticks", "ops", {}},
+      {WorkloadKindId::Periodic, "N tasks each alternating work W and sleep S from a random phase", "loops",
        {{"tasks", 'i', 0, 0, 4096, "number of tasks (0: one per vCPU), task i starts on CPU i mod vCPUs"},
         {"work", 'd', 300 * US, 1, 10 * S, "CPU work per loop"},
         {"sleep", 'd', 700 * US, 1, 10 * S, "sleep per loop (nanosleep, with timer slack)"},
         {"jitter", 'f', 0.1, 0, 1, "work and sleep vary uniformly by +/- this fraction"},
         {"pinned", 'i', 1, 0, 1, "1: each task pinned to its CPU; 0: free to move"}}},
-      {"pingpong", "two tasks on two CPUs hand a token back and forth by futex wait/wake", "round trips",
+      {WorkloadKindId::Pingpong, "two tasks on two CPUs hand a token back and forth by futex wait/wake", "round trips",
        {{"work", 'd', 50 * US, 1, 10 * S, "CPU work per turn"},
         {"jitter", 'f', 0.1, 0, 1, "work varies uniformly by +/- this fraction"},
         {"cpu_a", 'i', 0, 0, 511, "CPU of the first task"},
         {"cpu_b", 'i', 1, 0, 511, "CPU of the second task"}}},
-      {"nohz_full_test", "the 2026 nohz_full idle=poll series' test (sleep/work loops, then probe timers)", "loops",
+      {WorkloadKindId::NohzFullTest, "the 2026 nohz_full idle=poll series' test (sleep/work loops, then probe timers)", "loops",
        {{"cpu", 'i', 2, 0, 511, "the nohz_full CPU under test"},
         {"work", 'd', 10 * MS, 1, 10 * S, "user work per loop"},
         {"sleep", 'd', 100 * US, 1, 10 * S, "sleep per loop"},
         {"loops", 'i', 200, 1, 1e6, "sleep/work iterations"}}},
-      {"sysbench_threads", "sysbench threads: each event is thread_yields x {lock one of thread_locks mutexes, sched_yield(), unlock}",
+      {WorkloadKindId::SysbenchThreads, "sysbench threads: each event is thread_yields x {lock one of thread_locks mutexes, sched_yield(), unlock}",
        "events",
        {{"threads", 'i', 0, 0, 4096, "--threads (0: one per vCPU)"},
         {"thread_yields", 'i', 1000, 1, 1e6, "--thread-yields: iterations per event"},
         {"thread_locks", 'i', 8, 1, 4096, "--thread-locks: mutexes; event n uses lock n mod thread_locks"},
         {"iteration_work", 'd', 200, 0, 1 * MS, "user work per iteration besides the calls [EST]"}}},
-      {"oltp", "sysbench OLTP against a MySQL-like server in the guest: one client and one server thread per connection, "
+      {WorkloadKindId::Oltp, "sysbench OLTP against a MySQL-like server in the guest: one client and one server thread per connection, "
                "queries over a local socket, a table lock, commits flushed by a log writer through the block device, a purge thread",
        "transactions",
        {{"clients", 'i', 0, 0, 4096, "client threads = connections = server threads (0: one per vCPU)"},
@@ -51,7 +51,7 @@ const std::vector<WorkloadKind>& workload_kinds_table() {
         {"purge_period", 'd', 10 * MS, 1 * MS, 10 * S, "purge thread period"},
         {"purge_work", 'd', 300 * US, 0, 100 * MS, "purge thread CPU per period [EST]"},
         {"jitter", 'f', 0.3, 0, 1, "CPU bursts vary uniformly by +/- this fraction"}}},
-      {"hackbench", "hackbench: groups of senders and receivers over socketpairs (or pipes); each sender writes loops "
+      {WorkloadKindId::Hackbench, "hackbench: groups of senders and receivers over socketpairs (or pipes); each sender writes loops "
                     "messages to each receiver of its group, blocking while the receiver's buffer is full; the run ends "
                     "when all are done",
        "messages",
@@ -61,16 +61,19 @@ const std::vector<WorkloadKind>& workload_kinds_table() {
         {"msg_work", 'd', 2 * US, 0, 1 * MS, "write or read of one 100-byte message in the kernel [EST]"},
         {"threads", 'i', 0, 0, 1, "0: process mode, 1: thread mode (-T)"},
         {"pipe", 'i', 0, 0, 1, "0: AF_UNIX socketpairs (hackbench's default), 1: pipes (-p)"}}},
-      {"script", "tasks written in the scenario ([[workload.task]] with name, cpus, count, program)", "loops", {}},
+      {WorkloadKindId::Script, "tasks written in the scenario ([[workload.task]] with name, cpus, count, program)", "loops", {}},
   };
   return k;
 }
 
-const WorkloadKind* find_workload_kind(const std::string& name) {
-  for (const auto& k : workload_kinds_table())
-    if (k.name == name) return &k;
-  return nullptr;
+const WorkloadKind& workload_kind(WorkloadKindId id) {
+  const WorkloadKind& k = workload_kinds_table().at(static_cast<std::size_t>(id));
+  if (k.id != id) throw std::logic_error("workload_kinds_table() is not in WorkloadKindId order");
+  return k;
 }
+
+VTICK_PARAM_TABLE(WorkloadSpec, VTICK_WORKLOAD_PARAMS)
+VTICK_PARAM_CTOR(WorkloadSpec)
 
 std::uint64_t timer_probe_token(int count, sim_ns delay) {
   return (1ULL << 63) | (static_cast<std::uint64_t>(count) << 32) | static_cast<std::uint64_t>(delay / 1000);
@@ -161,11 +164,10 @@ std::string check_script_phase(const std::string& line) {
 WorkloadInfo install_workload(GuestKernel& k, const WorkloadSpec& w, std::uint64_t seed) {
   const int n = k.nr_cpus();
   const std::uint64_t all = n >= 64 ? ~0ULL : (1ULL << n) - 1;
-  const WorkloadKind* kind = find_workload_kind(w.kind);
-  if (!kind) throw std::invalid_argument("unknown workload " + w.kind);
+  const WorkloadKind* kind = &workload_kind(w.kind);
   auto count_or_vcpus = [&](const char* key) { return w.geti(key) > 0 ? w.geti(key) : n; };
 
-  if (w.kind == "periodic") {
+  if (w.kind == WorkloadKindId::Periodic) {
     bool pinned = w.geti("pinned") != 0;
     for (int i = 0; i < count_or_vcpus("tasks"); ++i) {
       int cpu = i % n;
@@ -175,17 +177,17 @@ WorkloadInfo install_workload(GuestKernel& k, const WorkloadSpec& w, std::uint64
                            cpu, pinned ? only(cpu) : all);
       k.delay_start(t, rng.uniform(0, w.getd("work") + w.getd("sleep") - 1));
     }
-  } else if (w.kind == "pingpong") {
+  } else if (w.kind == WorkloadKindId::Pingpong) {
     int ping = k.add_event(), pong = k.add_event();
     int a = w.geti("cpu_a"), b = w.geti("cpu_b");
     double j = w.get("jitter");
     k.add_task("ping", {{PhaseKind::Run, w.getd("work"), -1, j}, {PhaseKind::Wake, 0, pong}, {PhaseKind::Wait, 0, ping}}, a, only(a));
     k.add_task("pong", {{PhaseKind::Wait, 0, pong}, {PhaseKind::Run, w.getd("work"), -1, j}, {PhaseKind::Wake, 0, ping}}, b, only(b));
-  } else if (w.kind == "nohz_full_test") {
+  } else if (w.kind == WorkloadKindId::NohzFullTest) {
     int never = k.add_event(), cpu = w.geti("cpu");
     k.add_task("nohz-test", {{PhaseKind::Sleep, w.getd("sleep"), -1}, {PhaseKind::Run, w.getd("work"), -1},
                              {PhaseKind::Loop, w.geti("loops"), 0}, {PhaseKind::Wait, 0, never}}, cpu, only(cpu));
-  } else if (w.kind == "sysbench_threads") {
+  } else if (w.kind == WorkloadKindId::SysbenchThreads) {
     // sb_threads.c: lock_num = req_performed++ % thread_locks, then thread_yields x
     // {pthread_mutex_lock, sched_yield, pthread_mutex_unlock}
     int locks = w.geti("thread_locks");
@@ -200,7 +202,7 @@ WorkloadInfo install_workload(GuestKernel& k, const WorkloadSpec& w, std::uint64
                   {PhaseKind::Run, w.getd("iteration_work"), -1},
                   {PhaseKind::Loop, w.geti("thread_yields"), 1}},
                  i % n, all);
-  } else if (w.kind == "oltp") {
+  } else if (w.kind == WorkloadKindId::Oltp) {
     int table = k.add_mutex(), log = k.add_mutex();
     int log_req = k.add_event(), commit_done = k.add_event();
     double j = w.get("jitter");
@@ -241,7 +243,7 @@ WorkloadInfo install_workload(GuestKernel& k, const WorkloadSpec& w, std::uint64
                              n - 1, all);
     Rng rng(seed, "workload/oltp/purge");
     k.delay_start(purge, rng.uniform(0, w.getd("purge_period")));
-  } else if (w.kind == "hackbench") {
+  } else if (w.kind == WorkloadKindId::Hackbench) {
     // each receiver reads fds x loops messages; each sender writes loops messages to
     // each receiver of its group. A write wakes the reader; a write to a full buffer
     // sleeps until the reader has made room (the buffer's room is a second counter).
@@ -280,7 +282,7 @@ WorkloadInfo install_workload(GuestKernel& k, const WorkloadSpec& w, std::uint64
         k.add_task("hb-send" + std::to_string(g) + "." + std::to_string(s), prog, (g * 2 * fds + fds + s) % n, all);
       }
     }
-  } else if (w.kind == "script") {
+  } else if (w.kind == WorkloadKindId::Script) {
     ScriptNames names;
     for (const auto& st : w.script)
       for (int c = 0; c < st.count; ++c) {
@@ -299,18 +301,18 @@ WorkloadInfo install_workload(GuestKernel& k, const WorkloadSpec& w, std::uint64
 }
 
 std::uint64_t workload_ops(GuestKernel& k, const WorkloadSpec& w) {
-  if (w.kind == "idle") return 0;
-  if (w.kind == "nohz_full_test") {  // iterations done: the Loop phase (index 2) counts down
+  if (w.kind == WorkloadKindId::Idle) return 0;
+  if (w.kind == WorkloadKindId::NohzFullTest) {  // iterations done: the Loop phase (index 2) counts down
     const Task& t = *k.tasks().front();
     if (t.ops > 0 || t.pc == 3) return static_cast<std::uint64_t>(w.geti("loops"));
     sim_ns left = t.loop_left.size() > 2 ? t.loop_left[2] : 0;
     return left ? static_cast<std::uint64_t>(w.geti("loops") - left) : 0;
   }
-  if (w.kind == "pingpong") return k.tasks().front()->ops;
+  if (w.kind == WorkloadKindId::Pingpong) return k.tasks().front()->ops;
   std::uint64_t ops = 0;
   for (const auto& t : k.tasks()) {
-    if (w.kind == "oltp" && !t->measure_ops) continue;           // transactions: the clients'
-    if (w.kind == "hackbench") {                                  // messages: reads done
+    if (w.kind == WorkloadKindId::Oltp && !t->measure_ops) continue;           // transactions: the clients'
+    if (w.kind == WorkloadKindId::Hackbench) {                                  // messages: reads done
       if (t->comm.rfind("hb-recv", 0) != 0) continue;
       sim_ns total = w.geti("fds") * w.geti("loops");
       sim_ns left = t->loop_left.size() > 3 ? t->loop_left[3] : 0;  // the receiver's Loop phase

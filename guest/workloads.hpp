@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/param.hpp"
 #include "core/time.hpp"
 
 namespace vtick {
@@ -22,15 +23,19 @@ struct WorkloadParam {
   std::string help;
 };
 
+enum class WorkloadKindId { Idle, Periodic, Pingpong, NohzFullTest, SysbenchThreads, Oltp, Hackbench, Script };
+VTICK_ENUM_NAMES(WorkloadKindId, "idle", "periodic", "pingpong", "nohz_full_test", "sysbench_threads", "oltp", "hackbench",
+                 "script");
+
 struct WorkloadKind {
-  std::string name;
+  WorkloadKindId id;
   std::string description;
   std::string ops_name;  // what one op is: "transactions", "events", ...
   std::vector<WorkloadParam> params;
 };
 
-const std::vector<WorkloadKind>& workload_kinds_table();
-const WorkloadKind* find_workload_kind(const std::string& name);
+const std::vector<WorkloadKind>& workload_kinds_table();  // in WorkloadKindId order
+const WorkloadKind& workload_kind(WorkloadKindId id);
 
 // workload.kind = "script": tasks written by the user, rt-app style.
 struct ScriptTask {
@@ -41,8 +46,10 @@ struct ScriptTask {
   std::string where;                   // file:line for errors
 };
 
+#define VTICK_WORKLOAD_PARAMS(P)                                                                                     \
+  P(WorkloadKindId, kind, ".kind", Enum, "pingpong", kNoMin, kNoMax, "", "guest/workloads.cpp", "workload (vtick list workloads)")
 struct WorkloadSpec {
-  std::string kind = "pingpong";
+  VTICK_PARAMS(WorkloadSpec, VTICK_WORKLOAD_PARAMS);
   std::map<std::string, double> v;     // every param of the kind, resolved
   std::vector<ScriptTask> script;
   double get(const std::string& key) const { return v.at(key); }

@@ -10,6 +10,9 @@
 
 namespace vtick {
 
+VTICK_PARAM_TABLE(HostSchedParams, VTICK_HOST_SCHED_PARAMS)
+VTICK_PARAM_CTOR(HostSchedParams)
+
 HostScheduler::HostScheduler(Machine& m, HostSchedParams p) : p_(std::move(p)), costs_(m.costs) {
   for (auto& hw : m.threads) cpus_.push_back(std::make_unique<HostCpu>(*hw));
 }
@@ -59,11 +62,11 @@ void HostScheduler::go_idle(HostCpu& c) {
   ++c.stats.idle_entries;
   int max = static_cast<int>(p_.max_cstate);
   HostCState want = HostCState::C1;
-  if (p_.idle_governor == "menu") {
+  if (p_.idle_governor == IdleGovernor::Menu) {
     sim_ns next = next_timer_on(c);
     sim_ns predicted = next == KTIME_MAX ? KTIME_MAX : next - t;
     for (int s = max; s >= 0; --s)
-      if (costs_.cstate_residency_ns[s] <= predicted) { want = static_cast<HostCState>(s); break; }
+      if (costs_.cstate_residency_ns(static_cast<HostCState>(s)) <= predicted) { want = static_cast<HostCState>(s); break; }
     ++c.stats.menu_choices[static_cast<int>(want)];
   } else {
     want = p_.max_cstate;
@@ -78,8 +81,8 @@ void HostScheduler::go_idle(HostCpu& c) {
 // core with a busy SMT sibling stays out of core C-states (C1 at most).
 HostCState HostScheduler::state_reached(HostCpu& c, sim_ns t) const {
   int s = static_cast<int>(c.requested);
-  if (p_.idle_governor != "menu")
-    while (s > 0 && t - c.idle_since < costs_.cstate_residency_ns[s]) --s;
+  if (p_.idle_governor != IdleGovernor::Menu)
+    while (s > 0 && t - c.idle_since < costs_.cstate_residency_ns(static_cast<HostCState>(s))) --s;
   if (HwThread* sib = c.hw.sibling()) {
     int cap = sib->activity() == HwActivity::Idle ? static_cast<int>(sib->cstate()) : 0;
     s = std::min(s, std::max(cap, 0));
@@ -119,7 +122,7 @@ void HostScheduler::wake(HostThread& t) {
   t.vruntime = std::max(t.vruntime, c.min_vruntime - p_.latency / 2);
   if (c.idle()) {
     HostCState s = state_reached(c, n);
-    t.exit_latency = costs_.cstate_exit_ns[static_cast<int>(s)];
+    t.exit_latency = costs_.cstate_exit_ns(s);
     ++c.stats.wakeups_from[static_cast<int>(s)];
     emit(n, -1 - c.hw.id(), "host_nr_running", 1);
     c.curr = &t;

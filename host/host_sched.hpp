@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/param.hpp"
 #include "core/sg.hpp"
 #include "core/time.hpp"
 #include "platform/arch.hpp"
@@ -16,13 +17,30 @@ namespace vtick {
 struct Machine;
 class HostCpu;
 
+// How an idle hardware thread's C-state is chosen.
+enum class IdleGovernor {
+  Menu,     // drivers/cpuidle/governors/menu.c: from the next timer event
+  Promote,  // by idle time (hardware auto-promotion)
+};
+VTICK_ENUM_NAMES(IdleGovernor, "menu", "promote");
+
+#define VTICK_HOST_SCHED_PARAMS(P)                                                                                   \
+  P(sim_ns, wakeup_granularity, ".sched.wakeup_granularity", Duration, 4000000, 0, 100e6, "ns",                     \
+    "kernel/sched/fair.c sysctl_sched_wakeup_granularity: 1 ms x (1 + ilog2(8)) on a >= 8-CPU host",                 \
+    "host sysctl_sched_wakeup_granularity")                                                                          \
+  P(sim_ns, min_granularity, ".sched.min_granularity", Duration, 3000000, 1, 100e6, "ns",                           \
+    "fair.c sysctl_sched_min_granularity: 0.75 ms x 4", "host sysctl_sched_min_granularity")                        \
+  P(sim_ns, latency, ".sched.latency", Duration, 24000000, 1, 1e9, "ns", "fair.c sysctl_sched_latency: 6 ms x 4",    \
+    "host sysctl_sched_latency")                                                                                     \
+  P(sim_ns, switch_ns, ".sched.switch", Duration, 1000, 200, 10000, "ns", "[EST] context switch between host threads", \
+    "host context switch between two threads on one hardware thread")                                               \
+  P(IdleGovernor, idle_governor, ".idle_governor", Enum, "menu", kNoMin, kNoMax, "", "drivers/cpuidle/governors/menu.c (the default governor); promote: hardware auto-promotion [EST]", \
+    "host idle state choice: from the next timer event (menu), or by idle time (promote)")                          \
+  P(HostCState, max_cstate, ".max_cstate", Enum, "C6", kNoMin, kNoMax, "", "intel_idle.max_cstate default (deepest); cloud hosts may limit it [EST]", \
+    "deepest host C-state (intel_idle.max_cstate / processor.max_cstate)")
+
 struct HostSchedParams {
-  sim_ns wakeup_granularity = 4000000;  // sysctl_sched_wakeup_granularity: 1 ms x (1 + ilog2(8)) on a >= 8-CPU host
-  sim_ns min_granularity = 3000000;     // sysctl_sched_min_granularity: 0.75 ms x 4
-  sim_ns latency = 24000000;            // sysctl_sched_latency: 6 ms x 4
-  sim_ns switch_ns = 1000;              // context switch between host threads [EST]
-  std::string idle_governor = "menu";   // menu: from the next timer event | promote: by idle time
-  HostCState max_cstate = HostCState::C6;  // intel_idle.max_cstate / processor.max_cstate
+  VTICK_PARAMS(HostSchedParams, VTICK_HOST_SCHED_PARAMS);
 };
 
 // A schedulable host thread (task_struct): a vCPU thread or a host thread.

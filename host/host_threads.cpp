@@ -40,8 +40,15 @@ void HostWorker::run_on_cpu(sim_ns work) {
   s_.schedule_out(t_, false);
 }
 
-IoThread::IoThread(Kvm& vm, std::string name, const IoThreadParams& p, int home, bool net)
-    : HostWorker(std::move(name), vm.sched(), p.cpus, home), vm_(vm), p_(p), net_(net) {}
+VTICK_PARAM_TABLE(NoiseParams, VTICK_NOISE_PARAMS)
+VTICK_PARAM_CTOR(NoiseParams)
+VTICK_PARAM_TABLE(IoThreadParams, VTICK_IOTHREAD_PARAMS)
+VTICK_PARAM_CTOR(IoThreadParams)
+VTICK_PARAM_TABLE(VhostParams, VTICK_VHOST_PARAMS)
+VTICK_PARAM_CTOR(VhostParams)
+
+IoThread::IoThread(Kvm& vm, std::string name, std::uint64_t cpus, sim_ns submit_ns, sim_ns complete_ns, int home, bool net)
+    : HostWorker(std::move(name), vm.sched(), cpus, home), vm_(vm), submit_ns_(submit_ns), complete_ns_(complete_ns), net_(net) {}
 
 void IoThread::submit(KvmVcpu& from, std::uint64_t request, sim_ns at) {
   items_.push_back({at, false, &from, request});
@@ -66,17 +73,17 @@ void IoThread::main() {
     Item it = *next;
     items_.erase(next);
     if (!it.completion) {
-      run_on_cpu(p_.submit_ns);
+      run_on_cpu(submit_ns_);
       items_.push_back({now() + (net_ ? vm_.net_latency() : vm_.io_latency()), true, it.vcpu, it.request});
     } else {
-      run_on_cpu(p_.complete_ns);
+      run_on_cpu(complete_ns_);
       it.vcpu->inject_device_irq(it.request, now() + vm_.costs().ipi_deliver_ns);
     }
   }
 }
 
 NoiseThread::NoiseThread(HostScheduler& s, const NoiseParams& p, int index, int home, std::uint64_t seed)
-    : HostWorker("noise" + std::to_string(index), s, p.cpus, home), p_(p), rng_(seed, "host/noise" + std::to_string(index)) {}
+    : HostWorker("noise" + std::to_string(index), s, p.cpus.mask, home), p_(p), rng_(seed, "host/noise" + std::to_string(index)) {}
 
 void NoiseThread::start() {
   spawn_actor(t_.name, t_.cpu->hw.host(), [this] { main(); });

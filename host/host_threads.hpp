@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/param.hpp"
 #include "core/rng.hpp"
 #include "core/sg.hpp"
 #include "host/host_sched.hpp"
@@ -17,18 +18,41 @@ namespace vtick {
 class Kvm;
 class KvmVcpu;
 
+// [host.noise]: host threads that wake up at random and take CPU from the vCPUs.
+#define VTICK_NOISE_PARAMS(P)                                                                                      \
+  P(int, threads, ".threads", Int, 0, 0, 64, "count", "[EST] host kthreads, agents, other tenants; none on a dedicated host",                           \
+    "host noise threads competing for the VM's hardware threads")                                                  \
+  P(double, hz, ".hz", Float, 100.0, 0, 1e6, "Hz", "[EST]", "wake-ups per second of each noise thread (exponential gaps)") \
+  P(sim_ns, work, ".work", Duration, 20000, 1, 1e9, "ns", "[EST]", "CPU work per noise wake-up")                  \
+  P(CpuList, cpus, ".cpus", CpuList, "", kNoMin, kNoMax, "", "", "hardware threads (cpulist) noise may use; empty: all the VM's")
 struct NoiseParams {
-  int threads = 0;              // noise threads
-  double hz = 0;                // wake-ups per second of each (exponential gaps)
-  sim_ns work = 20000;          // CPU work per wake-up
-  std::uint64_t cpus = ~0ULL;   // hardware threads they may run on
+  VTICK_PARAMS(NoiseParams, VTICK_NOISE_PARAMS);
 };
 
+// The VMM's block I/O thread (QEMU iothread / io_uring worker), keys host.iothread*.
+#define VTICK_IOTHREAD_PARAMS(P)                                                                                   \
+  P(bool, enabled, "", Bool, false, kNoMin, kNoMax, "", "",                                                        \
+    "a VMM I/O thread submits and completes block requests (false: the device completes them by itself)")         \
+  P(CpuList, cpus, "_cpus", CpuList, "", kNoMin, kNoMax, "", "", "hardware threads (cpulist) the I/O thread may use; empty: all the VM's") \
+  P(sim_ns, submit_ns, "_submit", Duration, 5000, 500, 50000, "ns", "[EST] pick up a virtqueue request and io_submit it", \
+    "I/O thread work to pick up and submit one request")                                                           \
+  P(sim_ns, complete_ns, "_complete", Duration, 3000, 500, 50000, "ns", "[EST] reap the completion and signal the irqfd", \
+    "I/O thread work to complete one request and raise its interrupt")
 struct IoThreadParams {
-  bool enabled = false;         // false: the device completes requests by itself
-  std::uint64_t cpus = ~0ULL;
-  sim_ns submit_ns = 5000;      // host work to pick up and submit one request [EST]
-  sim_ns complete_ns = 3000;    // host work to complete it and raise the irqfd [EST]
+  VTICK_PARAMS(IoThreadParams, VTICK_IOTHREAD_PARAMS);
+};
+
+// The vhost-net worker thread (drivers/vhost/net.c), keys host.vhost*.
+#define VTICK_VHOST_PARAMS(P)                                                                                      \
+  P(bool, enabled, "", Bool, false, kNoMin, kNoMax, "", "",                                                        \
+    "a vhost-net worker thread handles virtio-net TX and RX (false: the device alone)")                           \
+  P(CpuList, cpus, "_cpus", CpuList, "", kNoMin, kNoMax, "", "", "hardware threads (cpulist) the vhost worker may use; empty: all the VM's") \
+  P(sim_ns, submit_ns, "_submit", Duration, 3000, 500, 50000, "ns", "[EST] handle_tx: one descriptor to the socket", \
+    "vhost worker work to transmit one request")                                                                   \
+  P(sim_ns, complete_ns, "_complete", Duration, 3000, 500, 50000, "ns", "[EST] handle_rx: one reply into the ring", \
+    "vhost worker work to receive one reply and signal the guest")
+struct VhostParams {
+  VTICK_PARAMS(VhostParams, VTICK_VHOST_PARAMS);
 };
 
 struct HostThreadStats {
@@ -59,7 +83,7 @@ class IoThread : public HostWorker {
  public:
   // `net`: a vhost-net worker (requests take the network round trip), else the block
   // I/O thread (requests take the device's service time).
-  IoThread(Kvm& vm, std::string name, const IoThreadParams& p, int home, bool net);
+  IoThread(Kvm& vm, std::string name, std::uint64_t cpus, sim_ns submit_ns, sim_ns complete_ns, int home, bool net);
   // From a vCPU's virtio notify: the request becomes visible to the thread at `at`.
   void submit(KvmVcpu& from, std::uint64_t request, sim_ns at);
   void start();
@@ -68,7 +92,7 @@ class IoThread : public HostWorker {
   struct Item { sim_ns ready; bool completion; KvmVcpu* vcpu; std::uint64_t request; };
   void main();
   Kvm& vm_;
-  IoThreadParams p_;
+  sim_ns submit_ns_, complete_ns_;
   bool net_;
   std::deque<Item> items_;
 };

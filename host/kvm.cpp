@@ -22,8 +22,8 @@ void Kvm::net_xmit(KvmVcpu& from, std::uint64_t request, sim_ns at) {
 // One draw of host.io_latency_dist around `mean`; block and network share the stream
 // and the distribution, each with its own mean.
 static sim_ns draw(Rng& rng, const HostParams& p, sim_ns mean) {
-  if (p.io_latency_dist == "exponential") return rng.exponential(mean);
-  if (p.io_latency_dist == "lognormal" && mean > 0) return rng.lognormal(mean, p.io_latency_sigma);
+  if (p.io_latency_dist == LatencyDist::Exponential) return rng.exponential(mean);
+  if (p.io_latency_dist == LatencyDist::Lognormal && mean > 0) return rng.lognormal(mean, p.io_latency_sigma);
   return mean;
 }
 
@@ -39,21 +39,19 @@ static int first_cpu(std::uint64_t mask, int n) {
 void Kvm::create_host_threads(std::uint64_t seed) {
   int n = sched_.nr_cpus();
   std::uint64_t all = n >= 64 ? ~0ULL : (1ULL << n) - 1;
-  if (params_.iothread.enabled) {
-    IoThreadParams p = params_.iothread;
-    p.cpus &= all;
-    io_ = std::make_unique<IoThread>(*this, "iothread", p, first_cpu(p.cpus, n), false);
+  if (const IoThreadParams& p = params_.iothread; p.enabled) {
+    std::uint64_t cpus = p.cpus.mask & all;
+    io_ = std::make_unique<IoThread>(*this, "iothread", cpus, p.submit_ns, p.complete_ns, first_cpu(cpus, n), false);
   }
-  if (params_.vhost.enabled) {
-    IoThreadParams p = params_.vhost;
-    p.cpus &= all;
-    vhost_ = std::make_unique<IoThread>(*this, "vhost", p, first_cpu(p.cpus, n), true);
+  if (const VhostParams& p = params_.vhost; p.enabled) {
+    std::uint64_t cpus = p.cpus.mask & all;
+    vhost_ = std::make_unique<IoThread>(*this, "vhost", cpus, p.submit_ns, p.complete_ns, first_cpu(cpus, n), true);
   }
   for (int i = 0; i < params_.noise.threads; ++i) {
     NoiseParams p = params_.noise;
-    p.cpus &= all;
-    int home = (first_cpu(p.cpus, n) + i) % n;
-    while (!((p.cpus >> home) & 1)) home = (home + 1) % n;
+    p.cpus.mask &= all;
+    int home = (first_cpu(p.cpus.mask, n) + i) % n;
+    while (!((p.cpus.mask >> home) & 1)) home = (home + 1) % n;
     noise_.push_back(std::make_unique<NoiseThread>(sched_, p, i, home, seed));
   }
 }

@@ -4,7 +4,7 @@
 namespace vtick {
 
 sim_ns kvm_vcpu_max_halt_poll_ns(const KvmParams& p) {
-  return p.vm_max_halt_poll_ns >= 0 ? p.vm_max_halt_poll_ns : p.halt_poll_ns;
+  return p.max_halt_poll_ns >= 0 ? p.max_halt_poll_ns : p.halt_poll_ns;
 }
 
 // Not capped here: kvm_vcpu_halt() clamps halt_poll_ns to the max on the next halt.

@@ -59,7 +59,7 @@ void KvmVcpu::start() {
   thread_.bell = &bell_;
   thread_.is_vcpu = true;
   int n = vm_.sched().nr_cpus();
-  thread_.allowed = vm_.params().pinning == "shared" ? (n >= 64 ? ~0ULL : (1ULL << n) - 1) : 1ULL << hw_.id();
+  thread_.allowed = vm_.params().pinning == Pinning::Shared ? (n >= 64 ? ~0ULL : (1ULL << n) - 1) : 1ULL << hw_.id();
   vm_.sched().add_running(thread_, hw_.id());
   spawn_actor("vcpu" + std::to_string(id_), hw_.host(), [this] { thread_main(); });
 }
@@ -94,7 +94,7 @@ sim_ns KvmVcpu::entry_mitigation() {
   const HostParams& hp = vm_.params();
   const ArchCosts& c = vm_.costs();
   sim_ns m = 0;
-  if (hp.l1d_flush == "always" || (hp.l1d_flush == "cond" && scheduled_out_)) {
+  if (hp.l1d_flush == L1dFlush::Always || (hp.l1d_flush == L1dFlush::Cond && scheduled_out_)) {
     m += c.l1d_flush_ns;
     ++st_.l1d_flushes;
   }
@@ -295,7 +295,7 @@ void KvmVcpu::halt_in_guest() {
     hw.set_cstate(HostCState::C1, now());
     hw.set_activity(HwActivity::Idle, now());
     wait_event(bell_, next_event_time(true));
-    sleep_until(now() + vm_.costs().cstate_exit_ns[static_cast<int>(HostCState::C1)]);
+    sleep_until(now() + vm_.costs().cstate_exit_ns(HostCState::C1));
     cur_hw().set_activity(HwActivity::Guest, now());
     process_events(true);
   }
@@ -306,8 +306,8 @@ void KvmVcpu::halt_in_guest() {
 // hardware thread runs this task alone and interrupts are injected directly.
 bool KvmVcpu::wfi_traps() {
   const KvmParams& kp = vm_.params().kvm;
-  if (kp.wfi_trap_policy == "trap") return true;
-  if (kp.wfi_trap_policy == "notrap") return false;
+  if (kp.wfi_trap_policy == WfiTrapPolicy::Trap) return true;
+  if (kp.wfi_trap_policy == WfiTrapPolicy::NoTrap) return false;
   return !(vm_.sched().single_task_running(thread_) && kp.direct_injection);
 }
 

@@ -7,6 +7,9 @@
 
 namespace vtick {
 
+VTICK_PARAM_TABLE(TimerAwareParams, VTICK_TIMER_AWARE_PARAMS)
+VTICK_PARAM_CTOR(TimerAwareParams)
+
 HaltPlan plan_halt(const HostParams& p, sim_ns adaptive, sim_ns to_timer, VcpuStats& st) {
   const TimerAwareParams& t = p.timer_aware;
   HaltPlan plan{adaptive, false};
@@ -18,9 +21,9 @@ HaltPlan plan_halt(const HostParams& p, sim_ns adaptive, sim_ns to_timer, VcpuSt
     ++st.aware.keeps;
     return {0, true};
   }
-  if (t.timer_poll != "off" && to_timer > 0 && to_timer <= t.timer_poll_threshold) {
+  if (t.timer_poll != TimerPoll::Off && to_timer > 0 && to_timer <= t.timer_poll_threshold) {
     ++st.aware.timer_polls;
-    plan.poll_ns = t.timer_poll == "replace" ? to_timer : std::max(adaptive, to_timer);
+    plan.poll_ns = t.timer_poll == TimerPoll::Replace ? to_timer : std::max(adaptive, to_timer);
   }
   return plan;
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/param.hpp"
 #include "core/time.hpp"
 
 namespace vtick {
@@ -12,16 +13,29 @@ namespace vtick {
 struct HostParams;
 struct VcpuStats;
 
+// Timer-aware polling: when the guest's timer is within the threshold, poll until it.
+enum class TimerPoll {
+  Off,
+  Replace,  // instead of the adaptive window
+  Extend,   // whichever is longer
+};
+VTICK_ENUM_NAMES(TimerPoll, "off", "replace", "extend");
+
+// Idle reclaim: a halted vCPU whose timer is far gives its hardware thread up at once (no
+// polling: the SMT sibling runs solo, host threads may run there); one whose timer is
+// within the threshold keeps it, spinning until an event, at a cost to the sibling.
+#define VTICK_TIMER_AWARE_PARAMS(P)                                                                                  \
+  P(TimerPoll, timer_poll, ".timer_poll", Enum, "off", kNoMin, kNoMax, "", "not upstream (hypothesis H9)",          \
+    "timer-aware polling: poll up to a guest timer that is near")                                                    \
+  P(sim_ns, timer_poll_threshold, ".timer_poll_threshold", Duration, 200000, 0, 1e9, "ns", "not upstream; [EST] about one halt-poll window",          \
+    "timer-aware polling: guest timer within this")                                                                  \
+  P(bool, reclaim, ".reclaim", Bool, false, kNoMin, kNoMax, "", "not upstream (hypothesis M4)",                      \
+    "idle-vCPU reclaim by guest timer distance")                                                                     \
+  P(sim_ns, reclaim_threshold, ".reclaim_threshold", Duration, 1000000, 0, 1e9, "ns", "not upstream; [EST] one HZ=1000 tick",               \
+    "idle reclaim: timers further than this release the thread")
+
 struct TimerAwareParams {
-  // timer-aware polling: when the guest's timer is within the threshold, poll until it
-  // ("replace": instead of the adaptive window; "extend": whichever is longer)
-  std::string timer_poll = "off";
-  sim_ns timer_poll_threshold = 200000;
-  // idle reclaim: a halted vCPU whose timer is far gives its hardware thread up at once
-  // (no polling: the SMT sibling runs solo, host threads may run there); one whose timer
-  // is within the threshold keeps it, spinning until an event, at a cost to the sibling
-  bool reclaim = false;
-  sim_ns reclaim_threshold = 1000000;
+  VTICK_PARAMS(TimerAwareParams, VTICK_TIMER_AWARE_PARAMS);
 };
 
 struct TimerAwareStats {

@@ -13,11 +13,11 @@ static std::vector<int> range(int lo, int hi) {
 
 const std::vector<ShapeFamily>& shape_families() {
   static const std::vector<ShapeFamily> f = {
-      {"VM.Standard2.", "skylake-sp", 2, {1, 2, 4, 8, 16, 24}, 1000,
+      {"VM.Standard2.", "skylake-sp", 2, {1, 2, 4, 8, 16, 24},
        "x86_64 Intel Skylake-SP (X7), N cores x 2 hyperthreads = 2N vCPUs"},
-      {"VM.Standard.A1.Flex.", "altra", 1, range(1, 80), 250,
+      {"VM.Standard.A1.Flex.", "altra", 1, range(1, 80),
        "arm64 Ampere Altra, N cores, no SMT = N vCPUs"},
-      {"VM.Standard.E4.Flex.", "milan", 2, range(1, 64), 1000,
+      {"VM.Standard.E4.Flex.", "milan", 2, range(1, 64),
        "x86_64 AMD EPYC Milan, N cores x 2 threads = 2N vCPUs"},
   };
   return f;
@@ -32,7 +32,7 @@ bool lookup_shape(const std::string& name, Shape& out) {
     bool ok = false;
     for (int s : fam.sizes) ok |= (s == n);
     if (!ok) return false;
-    out = Shape{name, fam.arch, n, fam.threads_per_core, fam.default_hz};
+    out = Shape{name, fam.arch, n, fam.threads_per_core};
     return true;
   }
   return false;

@@ -10,7 +10,6 @@ struct Shape {
   std::string arch;        // key of the cost table: "skylake-sp", "milan", "altra"
   int cores = 1;           // host cores given to the VM
   int threads_per_core = 1;
-  int default_hz = 1000;   // guest CONFIG_HZ of the reported guests
   int vcpus() const { return cores * threads_per_core; }
 };
 
@@ -19,7 +18,6 @@ struct ShapeFamily {
   std::string arch;
   int threads_per_core;
   std::vector<int> sizes;  // allowed N (OCPUs)
-  int default_hz;
   std::string description;
 };
 

@@ -144,8 +144,8 @@ std::string results_json(const Scenario& sc, const RunResult& r, bool timing) {
 void print_run_table(std::FILE* out, const Scenario& sc, const RunResult& r) {
   std::fprintf(out, "%s\n", version_line().c_str());
   std::fprintf(out, "scenario %s: %s (%s), %d vCPU, HZ=%d, policy %s, workload %s, seed %llu\n", sc.source.c_str(),
-               sc.shape.name.c_str(), sc.shape.arch.c_str(), sc.vcpus, sc.guest.hz, sc.guest.tick_policy.c_str(),
-               sc.workload.kind.c_str(), static_cast<unsigned long long>(sc.run.seed));
+               sc.shape.name.c_str(), sc.shape.arch.c_str(), sc.vcpus, sc.guest.hz, enum_name(sc.guest.tick_policy),
+               enum_name(sc.workload.kind), static_cast<unsigned long long>(sc.run.seed));
   std::fprintf(out, "simulated %s (measured %s) in %.2f s wall: %.2f simulated s per wall s, %.0f SimGrid events/s\n\n",
                format_duration(sc.run.duration).c_str(), format_duration(r.measured_ns).c_str(), r.wall_seconds,
                r.wall_seconds > 0 ? static_cast<double>(sc.run.duration) * 1e-9 / r.wall_seconds : 0.0,

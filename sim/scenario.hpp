@@ -4,9 +4,9 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
-#include <variant>
 #include <vector>
 
+#include "core/param.hpp"
 #include "core/time.hpp"
 #include "guest/params.hpp"
 #include "guest/workloads.hpp"
@@ -21,28 +21,70 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct RunSpec {
-  sim_ns duration = NSEC_PER_SEC;
-  sim_ns warmup = 0;
-  std::uint64_t seed = 1;
-  sim_ns fast_work = 2000;
-  sim_ns quantum = 100000;
+// [platform]: the keys as written; the loader resolves the shape into Scenario::shape.
+#define VTICK_PLATFORM_PARAMS(P)                                                                                     \
+  P(std::string, shape, ".shape", Text, "VM.Standard2.1", kNoMin, kNoMax, "", "the report's x86 shape (domain/mission.md)", \
+    "shape from the catalog (vtick list shapes), or generic")                                                        \
+  P(std::string, arch, ".arch", Text, "skylake-sp", kNoMin, kNoMax, "", "platform/arch.cpp",                         \
+    "host CPU model and its cost table (generic shape only; a catalog shape fixes it)")                             \
+  P(int, cores, ".cores", Int, 1, 1, 256, "count", "", "host cores (generic shape only)")                           \
+  P(int, threads_per_core, ".threads_per_core", Int, Def::derived("2 when the CPU model has SMT, else 1"), 1, 2, "count", "", \
+    "SMT threads per core (generic shape only)")                                                                     \
+  P(int, vcpus, ".vcpus", Int, Def::derived("every hardware thread of the shape"), 1, 512, "count", "",              \
+    "vCPUs, each pinned to a hardware thread")
+struct PlatformSpec {
+  VTICK_PARAMS(PlatformSpec, VTICK_PLATFORM_PARAMS);
 };
 
-using ConfigScalar = std::variant<std::int64_t, double, bool, std::string>;
+#define VTICK_RUN_PARAMS(P)                                                                                          \
+  P(sim_ns, duration, ".duration", Duration, 1000000000LL, 1000, 3600e9, "ns", "", "simulated time")               \
+  P(sim_ns, warmup, ".warmup", Duration, 0, 0, 3600e9, "ns", "", "simulated time before measuring")                 \
+  P(std::uint64_t, seed, ".seed", Int, 1, 0, 9.0e15, "", "", "seed of every random stream")                         \
+  P(sim_ns, fast_work, ".fast_work", Duration, 2000, 0, 10000, "ns", "results do not depend on it (tests/test_core.cpp)", \
+    "work up to this long is timed as a wait, not a SimGrid Exec (0: always Exec)")                                 \
+  P(sim_ns, quantum, ".quantum", Duration, 100000, 0, 1000000, "ns", "results do not depend on it (tests/test_core.cpp)", \
+    "short work runs ahead of the SimGrid clock without an event, never past another actor's next possible wake-up, at most this far (0: off)")
+struct RunSpec {
+  VTICK_PARAMS(RunSpec, VTICK_RUN_PARAMS);
+};
+
+// [ablate]: a mechanism switched off, outside the documented ranges on purpose.
+#define VTICK_ABLATE_PARAMS(P)                                                                                       \
+  P(bool, tick_wakeup_cost, ".tick_wakeup_cost", Bool, false, kNoMin, kNoMax, "", "",                              \
+    "ablation: halting and waking a vCPU costs the host nothing")                                                   \
+  P(bool, halt_polling, ".halt_polling", Bool, false, kNoMin, kNoMax, "", "", "ablation: no host halt polling")     \
+  P(bool, smt, ".smt", Bool, false, kNoMin, kNoMax, "", "", "ablation: SMT siblings do not slow each other")        \
+  P(bool, cstate_latency, ".cstate_latency", Bool, false, kNoMin, kNoMax, "", "", "ablation: host C-states exit instantly") \
+  P(bool, load_balancing, ".load_balancing", Bool, false, kNoMin, kNoMax, "", "", "ablation: no guest load balancing") \
+  P(bool, timer_write_exits, ".timer_write_exits", Bool, false, kNoMin, kNoMax, "", "",                            \
+    "ablation: guest timer writes do not exit")                                                                      \
+  P(bool, mitigations, ".mitigations", Bool, false, kNoMin, kNoMax, "", "", "ablation: no VM-entry mitigations")
+struct AblateSpec {
+  VTICK_PARAMS(AblateSpec, VTICK_ABLATE_PARAMS);
+};
+
+using ConfigScalar = PValue;
 
 struct Scenario {
   std::string source;    // file path, or "<built-in>"
+  PlatformSpec platform; // the [platform] keys, resolved
   Shape shape;
   ArchCosts costs;       // the shape's table with [host.costs] overrides
-  int vcpus = 2;
+  int vcpus = 0;         // platform.vcpus
   HostParams host;
   GuestParams guest;
   WorkloadSpec workload;
   RunSpec run;
-  // every key with its effective value, in schema order, for the results manifest
+  AblateSpec ablate;
+  // every key with its effective value, in declaration order, for the results manifest
   std::vector<std::pair<std::string, ConfigScalar>> resolved;
 };
+
+// Every scenario key: the declaration rows of the structs above, mounted at their
+// sections ("host.kvm" + ".halt_poll_ns"). [workload] keys of each kind come from
+// workload_kinds_table().
+const ParamTable<Scenario>& scenario_params();
+const Param<Scenario>* find_scenario_param(const std::string& key);
 
 // Loads `path` (empty: the built-in default scenario) and applies "section.key=value"
 // overrides. Throws InputError naming the file, line, key and what is allowed.
@@ -50,7 +92,5 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 
 // All accepted keys with their type and allowed values (for docs and `vtick list keys`).
 std::vector<std::pair<std::string, std::string>> scenario_keys();
-
-const std::vector<std::string>& workload_kinds();
 
 }  // namespace vtick

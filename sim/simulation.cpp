@@ -239,12 +239,12 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   vm.start_host_threads();
   if (hooks.host_setup) hooks.host_setup(*machine);
   if (hooks.vm_setup) hooks.vm_setup(vm, kernel);
-  if (!sc.guest.hotplug.empty()) {
+  if (!sc.guest.hotplug_events.empty()) {
     // CPU hotplug driven from outside the vCPUs: cpu_down() then an interrupt so the CPU
     // notices; cpu_up() starts it again (INIT-SIPI / PSCI CPU_ON).
     GuestKernel* k = &kernel;
     Kvm* kvm = &vm;
-    auto events = sc.guest.hotplug;
+    auto events = sc.guest.hotplug_events;
     spawn_actor("hotplug", machine->threads.front()->host(), [k, kvm, events] {
       for (const auto& ev : events) {
         sleep_until(ev.at);
@@ -256,7 +256,7 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
       }
     });
   }
-  if (sc.workload.kind == "nohz_full_test") {
+  if (sc.workload.kind == WorkloadKindId::NohzFullTest) {
     // the series' two checks: one timer queued from a device interrupt on the polling
     // nohz_full CPU, then two timers queued by one interrupt
     KvmVcpu* target = &vm.vcpu(sc.workload.geti("cpu"));

@@ -59,7 +59,7 @@ TraceTopology trace_topology(const Scenario& sc, Kvm& vm, GuestKernel& k) {
   t.x86 = m.costs.isa == Isa::X86_64;
   t.host_name = "host: " + sc.shape.name + " (" + sc.shape.arch + ", " + std::to_string(sc.shape.cores) + " core x " +
                 std::to_string(sc.shape.threads_per_core) + " threads)";
-  t.vm_name = "vm0: " + std::to_string(sc.vcpus) + " vCPUs, HZ=" + std::to_string(sc.guest.hz) + ", " + sc.guest.tick_policy;
+  t.vm_name = "vm0: " + std::to_string(sc.vcpus) + " vCPUs, HZ=" + std::to_string(sc.guest.hz) + ", " + enum_name(sc.guest.tick_policy);
   for (const auto& hw : m.threads) {
     t.pcpu_names.push_back(hw->name());
     t.pcpu_nr_running.push_back(vm.sched().cpu(hw->id()).nr_running());

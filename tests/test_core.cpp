@@ -74,7 +74,7 @@ TEST_CASE("a SimGrid deadlock is detected instead of passing silently") {
   char a0[] = "t";
   char* argv[] = {a0, nullptr};
   simgrid::s4u::Engine e(&argc, argv);
-  auto m = build_machine(1, 1, arch_table("altra").costs);
+  auto m = build_machine(1, 1, arch_costs("altra"));
   watch_for_deadlock();
   // kept alive past the engine: SimGrid aborts when a semaphore in use is destroyed
   static auto s1 = simgrid::s4u::Semaphore::create(0), s2 = simgrid::s4u::Semaphore::create(0);
@@ -107,7 +107,7 @@ TEST_CASE("running ahead stops at another actor's wake-up, and a ring from ahead
   char a0[] = "t";
   char* argv[] = {a0, nullptr};
   simgrid::s4u::Engine e(&argc, argv);
-  auto m = build_machine(1, 2, arch_table("altra").costs);
+  auto m = build_machine(1, 2, arch_costs("altra"));
   set_quantum_ns(100 * NSEC_PER_USEC);
   Doorbell& bell = *new Doorbell("sleeper-bell");  // outlives the engine
   sim_ns woke_by_time = -1, woke_by_bell = -1, clock_at_ring = -1;

@@ -156,7 +156,7 @@ TEST_CASE("cpuidle-haltpoll writes MSR_KVM_POLL_CONTROL=0: the host never polls,
     CHECK(r.metrics.get(p + "cpuidle.poll_ns") > 0);
   }
   Scenario none = test::scenario("[run]\nduration = \"10ms\"\n");
-  CHECK(none.guest.cpuidle.driver == "none");
+  CHECK(none.guest.cpuidle.driver == CpuidleDriver::None);
 }
 
 // nohz_full=1: a lone task on CPU1 sleeps and runs; after each idle exit the tick stays

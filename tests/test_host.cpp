@@ -151,9 +151,9 @@ TEST_CASE("an IPI to a blocked target wakes it after its C-state's exit latency"
   RunResult r = run(kIdle, {"host.idle_governor=promote", "host.max_cstate=C6", "guest.tick_policy=legacy"}, hooks);
   sim_ns woke = first(rec, 1, "kvm_vcpu_wakeup", 50000000);
   REQUIRE(woke > 0);
-  const ArchCosts& c = arch_table("skylake-sp").costs;
+  const ArchCosts& c = arch_costs("skylake-sp");
   // wake-up: C6 exit, then the switch-in work (vcpu_wakeup_ns) before the halt returns
-  CHECK(woke - 50000000 == c.cstate_exit_ns[2]);
+  CHECK(woke - 50000000 == c.cstate_exit_ns(HostCState::C6));
   CHECK(r.metrics.get("pcpu1.wakeups_from.C6") >= 1);  // vCPU1 runs on core0.t1, hardware thread 1
 }
 
@@ -286,7 +286,7 @@ TEST_CASE("steal equals the run-queue delay to the nanosecond") {
   const sim_ns fired = first(rec, 1, "apic_timer_expired", 10000000);
   REQUIRE(fired >= 10100000);
   REQUIRE(fired < 10110000);
-  const sim_ns burst_end = 10300000 + sc.costs.cstate_exit_ns[static_cast<int>(HostCState::C1)];
+  const sim_ns burst_end = 10300000 + sc.costs.cstate_exit_ns(HostCState::C1);
   const double expected = static_cast<double>(burst_end - fired);
   CHECK(r.metrics.get("vcpu1.host.run_delay_ns") == expected);
   CHECK(r.metrics.get("vcpu1.steal_ns") == expected);

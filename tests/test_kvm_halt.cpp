@@ -35,7 +35,7 @@ TEST_CASE("adjust_halt_poll_ns follows kvm_vcpu_halt's decision order") {
   CHECK(adjust_halt_poll_ns(p, 40000, 150000, true, st) == 80000);   // short halt: grow
   CHECK(adjust_halt_poll_ns(p, 0, 300000, true, st) == 0);           // 0 and long: stays 0
   CHECK(adjust_halt_poll_ns(p, 40000, 150000, false, st) == 40000);  // polling not allowed
-  p.vm_max_halt_poll_ns = 0;                                         // per-VM override 0
+  p.max_halt_poll_ns = 0;                                         // per-VM override 0
   CHECK(adjust_halt_poll_ns(p, 40000, 150000, true, st) == 0);
   CHECK(st.halt_poll_grow == 1);
   CHECK(st.halt_poll_shrink == 2);

@@ -35,12 +35,10 @@ TEST_CASE("shape catalog resolves the mission's shapes") {
   CHECK(s.arch == "skylake-sp");
   CHECK(s.vcpus() == 2);
   CHECK(s.threads_per_core == 2);
-  CHECK(s.default_hz == 1000);
   REQUIRE(lookup_shape("VM.Standard.A1.Flex.2", s));
   CHECK(s.arch == "altra");
   CHECK(s.vcpus() == 2);
   CHECK(s.threads_per_core == 1);
-  CHECK(s.default_hz == 250);
   REQUIRE(lookup_shape("VM.Standard.E4.Flex.4", s));
   CHECK(s.vcpus() == 8);
   CHECK_FALSE(lookup_shape("VM.Standard2.3", s));  // not an OCI size
@@ -50,18 +48,25 @@ TEST_CASE("shape catalog resolves the mission's shapes") {
 
 TEST_CASE("every cost of every table has a range containing it and a source") {
   for (const auto& name : arch_names()) {
-    const ArchTable& t = arch_table(name);
-    for (const auto& r : t.rows) {
+    PCtx ctx = arch_costs(name).ctx();
+    for (const auto& r : ArchCosts::table()) {
       INFO(name << "." << r.key);
-      CHECK(r.lo <= r.value);
-      CHECK(r.value <= r.hi);
-      CHECK_FALSE(r.source.empty());
-      CHECK(std::string(cost_description(r.key)).size() > 0);
+      auto [lo, hi] = r.range_for(ctx);
+      double v = pvalue_number(r.default_for(ctx));
+      CHECK(lo <= v);
+      CHECK(v <= hi);
+      CHECK_FALSE(r.source_for(ctx).empty());
+      CHECK_FALSE(r.help.empty());
     }
   }
-  CHECK(arch_table("skylake-sp").costs.smt);
-  CHECK_FALSE(arch_table("altra").costs.smt);
-  CHECK_FALSE(arch_table("altra").costs.timer_write_exits);
+  CHECK(arch_costs("skylake-sp").smt);
+  CHECK_FALSE(arch_costs("altra").smt);
+  CHECK_FALSE(arch_costs("altra").timer_write_exits);
+  // the per-model values are the model's, not Skylake-SP's
+  CHECK(arch_costs("skylake-sp").c6_exit_ns == 133000);
+  CHECK(arch_costs("altra").c6_exit_ns == 100000);
+  CHECK(arch_costs("milan").vmexit_ns == 550);
+  CHECK(arch_costs("altra").cstate_exit_ns(HostCState::C1) == 1000);
 }
 
 // Work in flight on one hardware thread slows when its sibling becomes busy, less when
@@ -71,7 +76,7 @@ static double finish_time_ms(HwActivity sibling_class, sim_ns from, sim_ns to) {
   char a0[] = "t";
   char* argv[] = {a0, nullptr};
   simgrid::s4u::Engine e(&argc, argv);
-  auto m = build_machine(1, 2, arch_table("skylake-sp").costs);
+  auto m = build_machine(1, 2, arch_costs("skylake-sp"));
   for (auto& hw : m->threads) hw->start(0);
   double done = -1;
   spawn_actor("work", m->threads[0]->host(), [&] {
