@@ -20,13 +20,13 @@ VTICK_ENUM_NAMES(WfiTrapPolicy, "default", "trap", "notrap");
 #define VTICK_KVM_PARAMS(P)                                                                                          \
   P(sim_ns, halt_poll_ns, ".halt_poll_ns", Int, Def(200000).on("arm64", 500000), 0, 10e6, "ns",                     \
     "KVM_HALT_POLL_NS_DEFAULT: x86 200000, arm64 500000 (arch/*/include/asm/kvm_host.h)",                            \
-    "KVM module parameter halt_poll_ns: the longest a halted vCPU polls before blocking")                            \
+    "the longest a halted vCPU polls before blocking (KVM module parameter)")                            \
   P(unsigned, halt_poll_ns_grow, ".halt_poll_ns_grow", Int, 2, 0, 64, "factor", KVM_MAIN,                           \
-    "KVM module parameter halt_poll_ns_grow: multiplier when a short halt grows the window")                         \
+    "multiplier when a short halt grows the poll window (KVM module parameter)")                         \
   P(sim_ns, halt_poll_ns_grow_start, ".halt_poll_ns_grow_start", Int, 10000, 0, 10e6, "ns", KVM_MAIN,               \
-    "KVM module parameter halt_poll_ns_grow_start: first window when growing from 0")                                \
+    "first poll window when growing from 0 (KVM module parameter)")                                \
   P(unsigned, halt_poll_ns_shrink, ".halt_poll_ns_shrink", Int, 2, 0, 64, "divisor", KVM_MAIN " (2 since 'KVM: enable halt polling shrink parameter by default'; before: 0, reset)",   \
-    "KVM module parameter halt_poll_ns_shrink: divisor when a long block shrinks the window (0: reset to 0)")       \
+    "divisor when a long block shrinks the poll window, 0: reset to 0 (KVM module parameter)")       \
   P(sim_ns, max_halt_poll_ns, ".max_halt_poll_ns", Int, -1, -1, 10e6, "ns", "KVM_CAP_HALT_POLL (kvm->max_halt_poll_ns)", \
     "per-VM halt-poll limit set by the VMM (-1: not set, the module parameter applies)")                             \
   P(bool, lapic_timer_advance, ".lapic_timer_advance", Bool, Def(true).only("x86_64"), kNoMin, kNoMax, "",           \

@@ -4,6 +4,7 @@ set -euo pipefail
 PKGS=(cmake make g++ pkg-config ccache git
       libsimgrid-dev libboost-graph-dev libspdlog-dev libfmt-dev catch2
       nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
+      python3        # scripts/check-declarations.py (a test), validation tables
       gnuplot-nox)  # vtick plot
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,5 +1,7 @@
 // core/param.hpp and the declaration tables: one row per parameter, read by everything.
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <map>
 
 #include "helpers.hpp"
 #include "guest/params.hpp"
@@ -117,4 +119,16 @@ TEST_CASE("the resolved configuration lists every applicable key with its effect
   std::size_t applicable = 0;
   for (const auto& p : scenario_params()) applicable += p.applies(sc.costs.ctx());
   CHECK(sc.resolved.size() >= applicable);
+}
+
+TEST_CASE("no source spells a key with a literal default beside it (scripts/check-declarations.py)") {
+  std::string script = std::string(VTICK_SOURCE_DIR) + "/scripts/check-declarations.py";
+  std::string ok = "python3 " + script + " " + VTICK_BIN + " " + VTICK_SOURCE_DIR + " >/dev/null";
+  CHECK(std::system(ok.c_str()) == 0);
+  // the check can fail: a loader line of the old kind, in a copy of one source directory
+  std::string dir = test::temp_path("decl");
+  std::string bad = "mkdir -p " + dir + "/sim && echo 'auto x = v.i(\"host.kvm.halt_poll_ns_grow_start\", 10000);' > " + dir +
+                    "/sim/old.cpp && python3 " + script + " " + VTICK_BIN + " " + dir + " >/dev/null";
+  CHECK(std::system(bad.c_str()) != 0);
+  std::system(("rm -rf " + dir).c_str());
 }
