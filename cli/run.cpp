@@ -4,9 +4,13 @@
 
 #include "cli/commands.hpp"
 #include "core/trace.hpp"
+#include "guest/kernel.hpp"
 #include "guest/tick_policy.hpp"
 #include "guest/workloads.hpp"
+#include "host/kvm_vcpu.hpp"
 #include "platform/arch.hpp"
+#include "platform/hw_thread.hpp"
+#include "platform/vhw.hpp"
 #include "platform/shapes.hpp"
 #include "sim/docs.hpp"
 #include "sim/results.hpp"
@@ -47,12 +51,42 @@ bool writable(const std::string& path) {
   return true;
 }
 
+// vtick run --events: one line per model event, its fields by name (core/trace_events.hpp).
 struct TextSink : EventSink {
   std::FILE* f = nullptr;
+  bool x86 = true;
+  std::string line;
+  static std::string text(bool v) { return v ? "1" : "0"; }
+  static std::string text(int v) { return std::to_string(v); }
+  static std::string text(std::uint32_t v) { return std::to_string(v); }
+  static std::string text(std::int64_t v) { return std::to_string(v); }
+  static std::string text(const char* v) { return v ? v : "(null)"; }
+  static std::string text(const void* v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%p", v);
+    return buf;
+  }
+  static std::string text(GuestCpuState v) { return guest_cpu_state_name(v); }
+  static std::string text(VcpuState v) { return vcpu_state_name(v); }
+  std::string text(ExitReason v) const { return exit_reason_name(v, x86); }
+  static std::string text(HwActivity v) { return hw_activity_name(v); }
+  static std::string text(HostCState v) { return cstate_name(v); }
+  static std::string text(IrqVector v) { return irq_vector_name(v); }
+  static std::string text(TickDep v) { return tick_dep_name(v); }
   void on_event(const ModelEvent& e) override {
-    std::fprintf(f, "%lld.%09lld cpu%d %s %lld %lld%s%s\n", static_cast<long long>(e.t / NSEC_PER_SEC),
-                 static_cast<long long>(e.t % NSEC_PER_SEC), e.cpu, e.what, static_cast<long long>(e.a),
-                 static_cast<long long>(e.b), e.arg ? " " : "", e.arg ? e.arg : "");
+    char head[64];
+    std::snprintf(head, sizeof head, "%lld.%09lld cpu%d ", static_cast<long long>(e.t / NSEC_PER_SEC),
+                  static_cast<long long>(e.t % NSEC_PER_SEC), e.cpu);
+    line = head;
+    line += event_name(e.id);
+    for_each_field(e, [this](const char* key, const auto& v) {
+      line += ' ';
+      line += key;
+      line += '=';
+      line += text(v);
+    });
+    line += '\n';
+    std::fputs(line.c_str(), f);
   }
 };
 
@@ -115,6 +149,7 @@ int cmd_run(const RunOptions& o) {
   SimHooks hooks;
   if (!o.events_path.empty()) {
     text.f = std::fopen(o.events_path.c_str(), "w");
+    text.x86 = sc.costs.isa == Isa::X86_64;
     if (!text.f) {
       std::fprintf(stderr, "vtick: cannot write %s\n", o.events_path.c_str());
       return 2;

@@ -1,23 +1,9 @@
-// Model event hooks: the model reports what happens; sinks (tests, trace writers) listen.
+// Model event hooks: the model reports what happens (core/trace_events.hpp declares every
+// event); sinks (tests, trace writers, vtick run --events) listen.
 #pragma once
-#include <cstdint>
-
-#include "core/time.hpp"
+#include "core/trace_events.hpp"
 
 namespace vtick {
-
-// One thing that happened on one (v)CPU (host CPUs are -1, -2, ...). `what` is a static
-// string naming the kernel or KVM event ("tick_stop", "kvm_vcpu_halt", ...); `a` and `b`
-// carry its arguments and `arg` an optional static string one (an exit reason, a timer's
-// function, a register).
-struct ModelEvent {
-  sim_ns t;
-  int cpu;
-  const char* what;
-  std::int64_t a = 0;
-  std::int64_t b = 0;
-  const char* arg = nullptr;
-};
 
 class EventSink {
  public:
@@ -30,11 +16,22 @@ inline EventSink* g_event_sink = nullptr;  // inline: the no-sink check is one l
 }
 inline void set_event_sink(EventSink* sink) { detail::g_event_sink = sink; }
 inline EventSink* event_sink() { return detail::g_event_sink; }
-// For call sites whose arguments cost something to compute.
+// For call sites whose arguments cost something to compute: `if (tracing()) trace::x(...)`.
 inline bool tracing() { return detail::g_event_sink != nullptr; }
 
-inline void emit(sim_ns t, int cpu, const char* what, std::int64_t a = 0, std::int64_t b = 0, const char* arg = nullptr) {
-  if (EventSink* s = event_sink()) s->on_event(ModelEvent{t, cpu, what, a, b, arg});
-}
+// The emit functions, trace::kvm_exit(t, cpu, reason): with no sink, one load and a branch.
+namespace trace {
+#define VTICK_EV_PARAM(type, field, doc) , type field
+#define VTICK_EV_ARG(type, field, doc) field,
+#define VTICK_EV_EMIT(Id, name, doc)                                                    \
+  inline void name(sim_ns t, int cpu VTICK_EV_##name(VTICK_EV_PARAM)) {                 \
+    if (EventSink* s = detail::g_event_sink)                                            \
+      s->on_event(model_event(t, cpu, ev::name{VTICK_EV_##name(VTICK_EV_ARG)}));        \
+  }
+VTICK_MODEL_EVENTS(VTICK_EV_EMIT)
+#undef VTICK_EV_EMIT
+#undef VTICK_EV_ARG
+#undef VTICK_EV_PARAM
+}  // namespace trace
 
 }  // namespace vtick

@@ -55,7 +55,7 @@ void GuestCpu::kernel_work(sim_ns ns) {
 // The interrupt entry: irq_enter_rcu() -> handler -> irq_exit_rcu().
 void GuestCpu::handle_irq(IrqVector v) {
   ++irqs[static_cast<size_t>(v)];
-  emit(now(), id_, "irq", static_cast<int>(v));
+  if (tracing()) trace::irq(now(), id_, v);
   GuestCpuState prev = state();
   irq_from_ = prev;
   enter_state(GuestCpuState::Irq);
@@ -73,7 +73,7 @@ void GuestCpu::handle_irq(IrqVector v) {
       flush_smp_call_function_queue();  // generic_smp_call_function_single_interrupt()
       break;
     case IrqVector::Device:
-      emit(now(), id_, "device_irq");
+      if (tracing()) trace::device_irq(now(), id_);
       hw_->run(c.io_complete_ns);  // virtio-blk vring interrupt: complete the bios
       for (std::uint64_t req : hw_->io_completions()) {
         if (is_timer_probe_token(req)) {
@@ -126,7 +126,7 @@ void GuestCpu::go_offline() {
     curr = nullptr;
   }
   for (Task* t : rq) {
-    emit(now(), id_, "sched_migrate_task", t->pid, to.id());
+    if (tracing()) trace::sched_migrate_task(now(), id_, t->pid, id_, to.id());
     t->cpu = to.id();
     to.rq.push_back(t);
   }
@@ -137,21 +137,21 @@ void GuestCpu::go_offline() {
   cputime_.dyntick_stop(t, hw_->steal_clock());
   tick_.tick_cancel_sched_timer();
   nohz_idle = false;
-  emit(t, id_, "cpu_offline");
+  trace::cpu_offline(t, id_);
   enter_state(GuestCpuState::Halted);
   hw_->cpu_off();
   // start_secondary(): back online
   online_ = true;
   need_resched = false;
   enter_state(GuestCpuState::Idle);
-  emit(now(), id_, "cpu_online");
+  if (tracing()) trace::cpu_online(now(), id_);
   tick_.tick_setup_sched_timer(now());
   hw_->local_irq_enable();
 }
 
 void GuestCpu::cpu_startup_entry() {
   time_.start(GuestCpuState::Idle, now());
-  emit(now(), id_, "guest_cpu_state", static_cast<int>(GuestCpuState::Idle));
+  if (tracing()) trace::guest_cpu_state(now(), id_, GuestCpuState::Idle);
   hw_->local_irq_disable();
   tick_.tick_setup_sched_timer(now());
   for (auto& [t, delay] : boot_sleepers) hrtimers_.start(t->sleep_timer, now() + delay, k_.params().timer_slack_ns);

@@ -29,13 +29,13 @@ sim_ns ClockEventDevice::now() const { return hw_->clock(); }
 
 void ClockEventDevice::write_deadline(sim_ns t) {
   ++stats_.deadline_writes;
-  if (tracing()) emit(now(), cpu(), "clockevent_write", t, 0, isa_ == Isa::X86_64 ? "TSC_DEADLINE" : "CNTV_CVAL_EL0");
+  if (tracing()) trace::clockevent_write(now(), cpu(), isa_ == Isa::X86_64 ? "TSC_DEADLINE" : "CNTV_CVAL_EL0", t);
   hw_->timer_write_deadline(t);
 }
 
 void ClockEventDevice::write_control(bool en) {
   ++stats_.control_writes;
-  if (tracing()) emit(now(), cpu(), "clockevent_write", en, 0, isa_ == Isa::X86_64 ? "LVTT" : "CNTV_CTL_EL0");
+  if (tracing()) trace::clockevent_write(now(), cpu(), isa_ == Isa::X86_64 ? "LVTT" : "CNTV_CTL_EL0", en);
   hw_->timer_write_control(en);
 }
 
@@ -110,7 +110,7 @@ void HrtimerBase::start(Hrtimer& t, sim_ns expires, sim_ns delta) {
   if (t.queued) remove(t);
   t.softexpires = expires;
   t.expires = expires + delta;
-  if (tracing()) emit(dev_.now(), dev_.cpu(), "hrtimer_start", t.expires, t.softexpires, t.name);
+  if (tracing()) trace::hrtimer_start(dev_.now(), dev_.cpu(), &t, t.name, t.expires, t.softexpires);
   enqueue(t);
   if (force_local) force_reprogram();
   else if (*queue_.begin() == &t) reprogram(t);
@@ -139,7 +139,7 @@ void HrtimerBase::interrupt(const std::function<sim_ns()>& now_fn) {
       Hrtimer* t = *queue_.begin();
       if (t->softexpires > now) break;
       remove(*t);
-      if (tracing()) emit(now, dev_.cpu(), "hrtimer_expire_entry", now, t->expires, t->name);
+      if (tracing()) trace::hrtimer_expire_entry(now, dev_.cpu(), t, t->name, now, t->expires);
       if (t->function(now_fn()) == HrtimerRestart::Restart && !t->queued) enqueue(*t);
     }
     next_timer_ = queue_.empty() ? nullptr : *queue_.begin();

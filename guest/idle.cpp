@@ -5,8 +5,6 @@
 
 namespace vtick {
 
-static constexpr std::int64_t PWR_EVENT_EXIT = 4294967295LL;  // (u32)-1: trace_cpu_idle's exit
-
 // idle_call_stop_or_retain_tick() (f4c31b07b136)
 void GuestCpu::idle_call_stop_or_retain_tick(bool stop_tick) {
   if (stop_tick || tick_.tick_nohz_tick_stopped()) tick_.tick_nohz_idle_stop_tick();
@@ -38,13 +36,13 @@ void GuestCpu::default_idle_call() {
   }
   ++idle_stats.halts;
   if (!tick_.tick_nohz_tick_stopped() && k_.policy().nohz && k_.params().nohz) ++idle_stats.retained_halts;
-  emit(now(), id_, "halt", tick_.tick_nohz_tick_stopped());
-  if (tracing()) emit(now(), id_, "cpu_idle", 1);  // trace_cpu_idle(1, cpu)
+  if (tracing()) trace::halt(now(), id_, tick_.tick_nohz_tick_stopped());
+  if (tracing()) trace::cpu_idle(now(), id_, 1);  // trace_cpu_idle(1, cpu)
   enter_state(GuestCpuState::Halted);
   hw_->safe_halt();  // arch_cpu_idle(): sti; hlt  /  wfi
   enter_state(GuestCpuState::Idle);
-  if (tracing()) emit(now(), id_, "cpu_idle", PWR_EVENT_EXIT);
-  emit(now(), id_, "halt_end");
+  if (tracing()) trace::cpu_idle(now(), id_, PWR_EVENT_EXIT);
+  if (tracing()) trace::halt_end(now(), id_);
 }
 
 // poll_idle() (drivers/cpuidle/poll_state.c): spin with the polling flag set until
@@ -57,7 +55,7 @@ int GuestCpu::poll_idle() {
   hw_->local_irq_enable();
   polling = true;  // current_set_polling_and_test()
   in_poll_ = true;
-  if (tracing()) emit(now(), id_, "cpu_idle", 0);  // cpuidle_enter_state(): state 0, "POLL"
+  if (tracing()) trace::cpu_idle(now(), id_, 0);  // cpuidle_enter_state(): state 0, "POLL"
   if (!need_resched) {
     sim_ns batch = k_.params().poll_relax_batch_ns;
     sim_ns end = start + (dev.poll_limit_ns / batch + 1) * batch;
@@ -71,7 +69,7 @@ int GuestCpu::poll_idle() {
     }
   }
   in_poll_ = false;
-  if (tracing()) emit(now(), id_, "cpu_idle", PWR_EVENT_EXIT);
+  if (tracing()) trace::cpu_idle(now(), id_, PWR_EVENT_EXIT);
   hw_->local_irq_disable();
   polling = false;  // current_clr_polling()
   dev.stats.poll_ns += now() - start;
@@ -103,14 +101,14 @@ int GuestCpu::call_cpuidle(int state) {
 
 // cpu_idle_poll(): idle=poll / nohlt: spin with interrupts on until need_resched.
 void GuestCpu::cpu_idle_poll() {
-  emit(now(), id_, "poll_enter");
-  if (tracing()) emit(now(), id_, "cpu_idle", 0);
+  if (tracing()) trace::poll_enter(now(), id_);
+  if (tracing()) trace::cpu_idle(now(), id_, 0);
   hw_->local_irq_enable();
   in_poll_ = true;
   while (!need_resched) hw_->poll_wait(KTIME_MAX);
   in_poll_ = false;
-  if (tracing()) emit(now(), id_, "cpu_idle", PWR_EVENT_EXIT);
-  emit(now(), id_, "poll_exit");
+  if (tracing()) trace::cpu_idle(now(), id_, PWR_EVENT_EXIT);
+  if (tracing()) trace::poll_exit(now(), id_);
 }
 
 // cpuidle_idle_call(): the no-driver, multi-state and single-state paths.
@@ -143,7 +141,7 @@ void GuestCpu::cpuidle_idle_call(bool got_tick) {
 void GuestCpu::do_idle() {
   ++idle_stats.episodes;
   sim_ns entered = now();
-  emit(entered, id_, "idle_enter");
+  trace::idle_enter(entered, id_);
   enter_state(GuestCpuState::Idle);
   polling = true;  // __current_set_polling()
   tick_.tick_nohz_idle_enter();
@@ -170,7 +168,7 @@ void GuestCpu::do_idle() {
   polling = false;  // __current_clr_polling()
   flush_smp_call_function_queue();
   kernel_work(k_.params().costs.idle_exit_ns);
-  emit(now(), id_, "idle_exit");
+  if (tracing()) trace::idle_exit(now(), id_);
 }
 
 }  // namespace vtick

@@ -61,7 +61,7 @@ class GuestCpu final : public GuestIrqSink {
   void enter_state(GuestCpuState s) {
     sim_ns t = now();
     time_.enter(s, t);
-    emit(t, id_, "guest_cpu_state", static_cast<int>(s));
+    trace::guest_cpu_state(t, id_, s);
   }
   GuestCpuState state() const { return time_.current(); }
 

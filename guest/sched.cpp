@@ -141,7 +141,7 @@ void GuestKernel::try_to_wake_up(Task& p, GuestCpu& waker) {
   }
   p.state = TaskState::Runnable;
   p.woken_at = waker.now();
-  if (tracing()) emit(waker.now(), waker.id(), "sched_wakeup", p.pid, target.id());
+  if (tracing()) trace::sched_wakeup(waker.now(), waker.id(), p.pid, target.id());
   ++p.wakeups;
   enqueue_task(target, p, true);
   target.tick().tick_nohz_dep_set_sched(waker);
@@ -179,7 +179,7 @@ bool GuestKernel::load_balance(GuestCpu& dst, bool idle) {
   }
   if (!pick) return false;
   busiest->rq.erase(std::find(busiest->rq.begin(), busiest->rq.end(), pick));
-  emit(now, dst.id(), "sched_migrate_task", pick->pid, dst.id());
+  trace::sched_migrate_task(now, dst.id(), pick->pid, busiest->id(), dst.id());
   pick->vruntime = pick->vruntime - busiest->min_vruntime + dst.min_vruntime;
   pick->cpu = dst.id();
   dst.rq.push_back(pick);

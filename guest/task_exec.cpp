@@ -56,7 +56,7 @@ void GuestCpu::schedule() {
   }
   Task* next = pick_next_task();
   if (!next) {
-    if (prev && tracing()) emit(now(), id_, "sched_switch", prev->pid, 0, prev_state);
+    if (prev && tracing()) trace::sched_switch(now(), id_, prev->pid, 0, prev_state);
     return;
   }
   enter_state(GuestCpuState::Sys);
@@ -67,7 +67,7 @@ void GuestCpu::schedule() {
   } else {
     kernel_work(k_.params().costs.schedule_ns / 4);  // nothing else to run: no switch
   }
-  if (next != prev && tracing()) emit(now(), id_, "sched_switch", prev ? prev->pid : 0, next->pid, prev_state);
+  if (next != prev && tracing()) trace::sched_switch(now(), id_, prev ? prev->pid : 0, next->pid, prev_state);
   idle_stamp = 0;
   curr = next;
   next->state = TaskState::Running;

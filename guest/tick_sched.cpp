@@ -80,7 +80,7 @@ void TickSched::tick_sched_handle(sim_ns now) {
 // tick_nohz_handler(): the sched_timer callback.
 HrtimerRestart TickSched::tick_nohz_handler(sim_ns now) {
   ++stats_.ticks;
-  emit(now, cpu_.id(), "tick", inidle_, sched_timer_.expires);
+  trace::tick(now, cpu_.id(), inidle_, sched_timer_.expires);
   if (inidle_) ++stats_.ticks_idle;
   else ++stats_.ticks_busy;
   if (cpu_.irq_from() == GuestCpuState::User) ++stats_.ticks_user;
@@ -157,6 +157,7 @@ void TickSched::tick_nohz_stop_tick() {
     last_tick_ = sched_timer_.expires;
     tick_stopped_ = true;
     ++stats_.stops;
+    if (tracing()) trace::tick_stop(cpu_.now(), cpu_.id(), true, TickDep::None);  // trace_tick_stop(1, TICK_DEP_MASK_NONE)
   }
   next_tick_ = expires;
   if (expires == KTIME_MAX) cpu_.hrtimers().cancel(sched_timer_);
@@ -170,7 +171,7 @@ void TickSched::tick_nohz_idle_stop_tick() {
   else return;
   ++stats_.idle_calls;
   if (expires > 0) {
-    emit(cpu_.now(), cpu_.id(), "tick_stop", expires == KTIME_MAX ? -1 : expires);
+    if (tracing()) trace::nohz_stop(cpu_.now(), cpu_.id(), expires == KTIME_MAX ? -1 : expires);
     bool was_stopped = tick_stopped_;
     tick_nohz_stop_tick();
     ++stats_.idle_sleeps;
@@ -180,7 +181,7 @@ void TickSched::tick_nohz_idle_stop_tick() {
       cpu_.kernel().nohz_balance_enter_idle(cpu_);
     }
   } else {
-    emit(cpu_.now(), cpu_.id(), "tick_retain");
+    if (tracing()) trace::tick_retain(cpu_.now(), cpu_.id());
     ++stats_.retains;
     tick_nohz_retain_tick();
   }
@@ -188,7 +189,7 @@ void TickSched::tick_nohz_idle_stop_tick() {
 
 void TickSched::tick_nohz_idle_retain_tick() {
   ++stats_.retains;
-  emit(cpu_.now(), cpu_.id(), "tick_retain");
+  if (tracing()) trace::tick_retain(cpu_.now(), cpu_.id());
   tick_nohz_retain_tick();
 }
 
@@ -210,7 +211,7 @@ void TickSched::tick_nohz_restart_sched_tick(sim_ns now) {
   cpu_.kernel().tick_do_update_jiffies64(now);
   tick_stopped_ = false;
   ++stats_.restarts;
-  emit(now, cpu_.id(), "tick_restart");
+  trace::tick_restart(now, cpu_.id());
   cpu_.cputime().dyntick_stop(now, cpu_.hw().steal_clock());
   // tick_nohz_account_idle_time(): the old scheme accounts the stopped period in ticks
   GuestKernel& k = cpu_.kernel();
@@ -279,8 +280,14 @@ void TickSched::tick_cancel_sched_timer() {
 // can_stop_full_tick(): no tick dependency (SCHED: more than one runnable task on
 // this CPU; POSIX_TIMER: the running task has CPU timers armed).
 bool TickSched::can_stop_full_tick() const {
-  if (cpu_.nr_running() > 1) return false;
-  if (cpu_.curr && cpu_.curr->posix_cpu_timer) return false;
+  if (cpu_.nr_running() > 1) {
+    if (tracing()) trace::tick_stop(cpu_.now(), cpu_.id(), false, TickDep::Sched);  // check_tick_dependency()
+    return false;
+  }
+  if (cpu_.curr && cpu_.curr->posix_cpu_timer) {
+    if (tracing()) trace::tick_stop(cpu_.now(), cpu_.id(), false, TickDep::PosixTimer);
+    return false;
+  }
   return true;
 }
 
@@ -288,7 +295,7 @@ void TickSched::tick_nohz_full_stop_tick() {
   if (tick_nohz_next_event()) {
     bool was = tick_stopped_;
     tick_nohz_stop_tick();
-    if (!was && tick_stopped_) emit(cpu_.now(), cpu_.id(), "tick_stop", next_tick_ == KTIME_MAX ? -1 : next_tick_);
+    if (!was && tick_stopped_ && tracing()) trace::nohz_stop(cpu_.now(), cpu_.id(), next_tick_ == KTIME_MAX ? -1 : next_tick_);
   } else {
     tick_nohz_retain_tick();
   }

@@ -74,7 +74,7 @@ void HostScheduler::go_idle(HostCpu& c) {
   c.requested = want;
   c.hw.set_cstate(want, t);
   c.hw.set_activity(HwActivity::Idle, t);
-  emit(t, -1 - c.hw.id(), "host_idle", static_cast<int>(want));  // host CPUs are -1, -2, ...
+  trace::host_idle(t, -1 - c.hw.id(), want);  // host CPUs are -1, -2, ...
 }
 
 // The state the hardware thread is really in when woken: promotion by idle time, and a
@@ -91,7 +91,7 @@ HostCState HostScheduler::state_reached(HostCpu& c, sim_ns t) const {
 }
 
 void HostScheduler::pick_next(HostCpu& c) {
-  if (tracing()) emit(now(), -1 - c.hw.id(), "host_nr_running", static_cast<int>(c.rq.size()));
+  if (tracing()) trace::host_nr_running(now(), -1 - c.hw.id(), static_cast<int>(c.rq.size()));
   if (c.rq.empty()) {
     c.curr = nullptr;
     go_idle(c);
@@ -102,7 +102,7 @@ void HostScheduler::pick_next(HostCpu& c) {
     if ((*it)->vruntime < (*best)->vruntime) best = it;
   HostThread* next = *best;
   c.rq.erase(best);
-  emit(now(), -1 - c.hw.id(), next->is_vcpu ? "host_switch_vcpu" : "host_switch_thread", next->vruntime);
+  if (tracing()) (next->is_vcpu ? trace::host_switch_vcpu : trace::host_switch_thread)(now(), -1 - c.hw.id(), next->vruntime);
   c.curr = next;
   c.slice_start = now();
   next->state = HostThread::State::Running;
@@ -124,7 +124,7 @@ void HostScheduler::wake(HostThread& t) {
     HostCState s = state_reached(c, n);
     t.exit_latency = costs_.cstate_exit_ns(s);
     ++c.stats.wakeups_from[static_cast<int>(s)];
-    emit(n, -1 - c.hw.id(), "host_nr_running", 1);
+    trace::host_nr_running(n, -1 - c.hw.id(), 1);
     c.curr = &t;
     c.slice_start = n;
     t.state = HostThread::State::Running;
@@ -135,8 +135,8 @@ void HostScheduler::wake(HostThread& t) {
   t.state = HostThread::State::Runnable;
   t.exit_latency = 0;
   c.rq.push_back(&t);
-  emit(n, -1 - c.hw.id(), "host_nr_running", c.nr_running());
-  emit(n, -1 - c.hw.id(), t.is_vcpu ? "host_enqueue_vcpu" : "host_enqueue_thread", c.curr->is_vcpu);
+  trace::host_nr_running(n, -1 - c.hw.id(), c.nr_running());
+  if (tracing()) (t.is_vcpu ? trace::host_enqueue_vcpu : trace::host_enqueue_thread)(n, -1 - c.hw.id(), c.curr->is_vcpu);
   // check_preempt_wakeup(): the woken thread is far enough behind
   HostThread* cur = c.curr;
   sim_ns cur_vr = cur->vruntime + (n - cur->exec_start);
@@ -150,7 +150,7 @@ void HostScheduler::wake(HostThread& t) {
 
 sim_ns HostScheduler::wait_until_running(HostThread& t) {
   sim_ns t0 = now();
-  emit(t0, -1 - t.cpu->hw.id(), "host_wait", t.is_vcpu, static_cast<int>(t.state));
+  trace::host_wait(t0, -1 - t.cpu->hw.id(), t.is_vcpu, static_cast<int>(t.state));
   while (!(t.cpu->curr == &t && t.state == HostThread::State::Running)) wait_event(*t.bell, KTIME_MAX);
   if (t.exit_latency > 0) {
     sleep_until(now() + t.exit_latency);  // the hardware thread leaves its C-state

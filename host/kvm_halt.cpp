@@ -83,7 +83,7 @@ void KvmVcpu::wait_for_wake(sim_ns until) {
 bool KvmVcpu::kvm_vcpu_block(sim_ns& pending) {
   const ArchCosts& c = vm_.costs();
   HostScheduler& hs = vm_.sched();
-  if (tracing()) emit(now(), id_, "kvm_vcpu_block");
+  if (tracing()) trace::kvm_vcpu_block(now(), id_);
   set_state(VcpuState::Exit);
   host_work(c.vcpu_block_ns);  // kvm_arch_vcpu_blocking(), sw timer / bg_timer start, schedule()
   process_events(false);
@@ -121,7 +121,7 @@ sim_ns KvmVcpu::kvm_vcpu_halt() {
   bool poll_allowed = poll_control_;  // !kvm_arch_no_poll()
   if (halt_poll_ns_ > max) halt_poll_ns_ = max;
   sim_ns start = now();
-  emit(start, id_, "kvm_vcpu_halt", halt_poll_ns_, poll_allowed);
+  trace::kvm_vcpu_halt(start, id_, halt_poll_ns_, poll_allowed);
   // upstream: poll for vcpu->halt_poll_ns; the timer-aware host behaviours may change
   // the window (host/timer_aware.cpp)
   HaltPlan plan = plan_halt(vm_.params(), poll_allowed ? halt_poll_ns_ : 0, guest_timer_in(start), st_);
@@ -138,7 +138,7 @@ sim_ns KvmVcpu::kvm_vcpu_halt() {
       wait_for_wake(stop);
     }
     poll_end = now();
-    emit(poll_end, id_, "halt_poll_end", poll_end - start, woke_in_poll);
+    trace::halt_poll_end(poll_end, id_, poll_end - start, woke_in_poll);
   }
   sim_ns pending = 0;
   bool waited = false;
@@ -157,8 +157,8 @@ sim_ns KvmVcpu::kvm_vcpu_halt() {
   if (do_poll) update_halt_poll_stats(st_.halt, poll_end - start, !waited);
   sim_ns old = halt_poll_ns_;
   halt_poll_ns_ = adjust_halt_poll_ns(p, halt_poll_ns_, cur - start, poll_allowed, st_.halt);
-  emit(cur, id_, "kvm_vcpu_wakeup", cur - start, waited);  // trace_kvm_vcpu_wakeup
-  if (halt_poll_ns_ != old) emit(cur, id_, "kvm_halt_poll_ns", halt_poll_ns_, old);
+  trace::kvm_vcpu_wakeup(cur, id_, cur - start, waited);
+  if (halt_poll_ns_ != old) trace::kvm_halt_poll_ns(cur, id_, halt_poll_ns_, old);
   return pending;
 }
 

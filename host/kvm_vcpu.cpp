@@ -67,7 +67,7 @@ void KvmVcpu::start() {
 // The vCPU thread: KVM_RUN enters guest mode and the guest kernel boots.
 void KvmVcpu::thread_main() {
   time_.start(VcpuState::Guest, now());
-  emit(now(), id_, "kvm_vcpu_state", static_cast<int>(VcpuState::Guest), cur_hw().id());
+  if (tracing()) trace::kvm_vcpu_state(now(), id_, VcpuState::Guest, cur_hw().id());
   cur_hw().set_activity(HwActivity::Guest, now());
   guest_main_();
 }
@@ -79,7 +79,7 @@ sim_ns KvmVcpu::clock() const { return now(); }
 void KvmVcpu::set_state(VcpuState s) {
   sim_ns t = now();
   time_.enter(s, t);
-  if (tracing()) emit(t, id_, "kvm_vcpu_state", static_cast<int>(s), cur_hw().id());
+  if (tracing()) trace::kvm_vcpu_state(t, id_, s, cur_hw().id());
   switch (s) {
     case VcpuState::Guest: cur_hw().set_activity(HwActivity::Guest, t); break;
     case VcpuState::Exit: cur_hw().set_activity(HwActivity::HostKernel, t); break;
@@ -164,7 +164,7 @@ void KvmVcpu::preempt_exit() {
 }
 
 void KvmVcpu::trace_exit(ExitReason r) {
-  if (tracing()) emit(now(), id_, "kvm_exit", static_cast<int>(r), 0, exit_reason_name(r, vm_.costs().isa == Isa::X86_64));
+  if (tracing()) trace::kvm_exit(now(), id_, r);
 }
 
 void KvmVcpu::host_work(sim_ns ns) { execute(cur_hw().host(), ns); }
@@ -185,7 +185,7 @@ bool KvmVcpu::process_events(bool in_guest) {
   std::uint32_t before = irr_;
   for (size_t i = 0; i < inflight_.size();) {
     if (inflight_[i].at <= t) {
-      emit(t, id_, "kvm_apic_accept_irq", static_cast<int>(inflight_[i].v), inflight_[i].at);
+      trace::kvm_apic_accept_irq(t, id_, inflight_[i].v, inflight_[i].at);
       irr_ |= bit(inflight_[i].v);
       if (inflight_[i].v == IrqVector::Device) used_ring_.push_back(inflight_[i].io);
       if (in_guest) ++st_.posted_irqs;
@@ -200,7 +200,8 @@ bool KvmVcpu::process_events(bool in_guest) {
     timer_deadline_ = 0;  // TSC-deadline mode: the MSR reads 0 once the timer fired
     irr_ |= bit(IrqVector::LocalTimer);
     ++st_.timer_fired;
-    emit(t, id_, vm_.costs().isa == Isa::X86_64 ? "apic_timer_expired" : "kvm_timer_update_irq", fire_at, in_guest);
+    if (vm_.costs().isa == Isa::X86_64) trace::apic_timer_expired(t, id_, fire_at, in_guest);
+    else trace::kvm_timer_update_irq(t, id_, fire_at, in_guest);
     if (in_guest) {
       ++st_.exits.timer_expiry;
       trace_exit(ExitReason::TimerExpiry);
@@ -417,7 +418,7 @@ void KvmVcpu::timer_write_control(bool enabled) {
 void KvmVcpu::send_ipi(int dest_cpu, IrqVector v) {
   const ArchCosts& c = vm_.costs();
   ++st_.exits.ipi;
-  if (tracing()) emit(now(), id_, "ipi_send_cpu", dest_cpu, static_cast<int>(v));
+  if (tracing()) trace::ipi_send_cpu(now(), id_, dest_cpu, v);
   trace_exit(ExitReason::Ipi);
   // posted by the exit handler: it reaches the target after the handling and delivery
   vm_.vcpu(dest_cpu).kvm_apic_accept_irq(v, now() + c.vmexit_ns + c.ipi_send_ns + c.ipi_deliver_ns);

@@ -45,7 +45,7 @@ void HwThread::set_activity(HwActivity a, sim_ns now) {
   if (old == HwActivity::Idle) idle_cstate_[static_cast<int>(cstate_)] += now - idle_since_;
   if (a == HwActivity::Idle) idle_since_ = now;
   clock_.enter(a, now);
-  emit(now, -1 - id_, "hw_activity", static_cast<int>(a), static_cast<int>(cstate_));
+  trace::hw_activity(now, -1 - id_, a, cstate_);
   if (sibling_) {
     sibling_->sibling_changed(now);
     if (pstate_for(old) != pstate_for(a)) {
@@ -70,7 +70,7 @@ void HwThread::set_cstate(HostCState s, sim_ns now) {
   if (activity() == HwActivity::Idle) {
     idle_cstate_[static_cast<int>(cstate_)] += now - idle_since_;
     idle_since_ = now;
-    if (s != cstate_) emit(now, -1 - id_, "hw_activity", static_cast<int>(HwActivity::Idle), static_cast<int>(s));
+    if (s != cstate_) trace::hw_activity(now, -1 - id_, HwActivity::Idle, s);
   }
   cstate_ = s;
 }

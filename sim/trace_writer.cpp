@@ -13,26 +13,6 @@ namespace vtick {
 
 namespace {
 
-enum Kind {
-  kIgnore, kHwActivity, kKvmState, kKvmExit, kKvmBlock, kKvmHalt, kHaltPollNs, kKvmWakeup, kAcceptIrq, kTimerExpired,
-  kHostNrRunning, kGuestState, kIrq, kCpuIdle, kSchedSwitch, kSchedWakeup, kMigrate, kTick, kTickStop,
-  kTickRetain, kTickRestart, kCpuOffline, kCpuOnline, kHrtimerStart, kHrtimerExpire, kClockevent, kIpiSend,
-};
-
-const std::pair<const char*, Kind> kKinds[] = {
-    {"hw_activity", kHwActivity}, {"kvm_vcpu_state", kKvmState}, {"kvm_exit", kKvmExit}, {"kvm_vcpu_block", kKvmBlock},
-    {"kvm_vcpu_halt", kKvmHalt}, {"kvm_halt_poll_ns", kHaltPollNs}, {"kvm_vcpu_wakeup", kKvmWakeup},
-    {"kvm_apic_accept_irq", kAcceptIrq}, {"apic_timer_expired", kTimerExpired},
-    {"kvm_timer_update_irq", kTimerExpired}, {"host_nr_running", kHostNrRunning},
-    {"guest_cpu_state", kGuestState}, {"irq", kIrq}, {"cpu_idle", kCpuIdle}, {"sched_switch", kSchedSwitch},
-    {"sched_wakeup", kSchedWakeup}, {"sched_migrate_task", kMigrate}, {"tick", kTick}, {"tick_stop", kTickStop},
-    {"tick_retain", kTickRetain}, {"tick_restart", kTickRestart}, {"cpu_offline", kCpuOffline},
-    {"cpu_online", kCpuOnline}, {"hrtimer_start", kHrtimerStart}, {"hrtimer_expire_entry", kHrtimerExpire},
-    {"clockevent_write", kClockevent}, {"ipi_send_cpu", kIpiSend},
-};
-
-constexpr std::int64_t PWR_EVENT_EXIT = 4294967295LL;
-
 std::string str(const char* fmt, long long a, const char* s = "") {
   char buf[128];
   std::snprintf(buf, sizeof buf, fmt, a, s);
@@ -104,8 +84,7 @@ void TraceWriter::describe(const TraceTopology& topo) {
     p.cpu = i;
     counters_[{kTraceHostPid, "pCPU" + std::to_string(h) + " runqueue"}] = {"nr_running", topo.pcpu_nr_running[h]};
     // hardware threads start idle (HwThread::start)
-    queue_.push({ModelEvent{0, -1 - i, "hw_activity", static_cast<int>(HwActivity::Idle),
-                            static_cast<int>(HostCState::C1)}, next_seq_++});
+    queue_.push({model_event(0, -1 - i, ev::hw_activity{HwActivity::Idle, HostCState::C1}), next_seq_++});
   }
   for (int v = 0; v < topo.vcpus; ++v) {
     std::string n = "vCPU" + std::to_string(v);
@@ -287,85 +266,82 @@ void TraceWriter::finish(sim_ns end) {
   finished_ = true;
 }
 
-int TraceWriter::kind_of(const char* what) {
-  auto it = kinds_.find(what);
-  if (it != kinds_.end()) return it->second;
-  int k = kIgnore;
-  for (const auto& [name, kind] : kKinds)
-    if (std::strcmp(name, what) == 0) k = kind;
-  kinds_[what] = k;
-  return k;
-}
-
 void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
   sim_ns t = e.t;
   if (!window_open_ && t >= ws_) open_window();
   last_ = std::max(last_, t);
   const bool x86 = topo_.x86;
   const int v = e.cpu;  // a vCPU for guest and KVM events
-  switch (kind_of(e.what)) {
-    case kHwActivity: {
+  switch (e.id) {
+    case EventId::HwActivity: {
       PcpuView& p = pcpu(-1 - e.cpu);
-      p.activity = static_cast<int>(e.a);
-      p.cstate = static_cast<int>(e.b);
+      p.activity = static_cast<int>(e.hw_activity.activity);
+      p.cstate = static_cast<int>(e.hw_activity.cstate);
       refresh_pcpu(-1 - e.cpu, t, seq);
       break;
     }
-    case kKvmState: {
-      int h = static_cast<int>(e.b);
+    case EventId::KvmVcpuState: {
+      int h = e.kvm_vcpu_state.hw;
       if (pcpu(h).owner != v) {
         pcpu(h).owner = v;
         refresh_pcpu(h, t, seq);
       }
       kvm_track(v).cpu = h;
-      kvm_state(v, static_cast<int>(e.a), t, seq);
+      kvm_state(v, static_cast<int>(e.kvm_vcpu_state.state), t, seq);
       break;
     }
-    case kKvmExit:
-      vcpu(v).pending = std::string("kvm_exit ") + (e.arg ? e.arg : "?");
+    case EventId::KvmExit:
+      vcpu(v).pending = std::string("kvm_exit ") + exit_reason_name(e.kvm_exit.reason, x86);
       break;
-    case kKvmBlock:
+    case EventId::KvmVcpuBlock:
       vcpu(v).pending = "kvm_vcpu_block";
       break;
-    case kKvmHalt:
-      counter(kTraceHostPid, "vCPU" + std::to_string(v) + " kvm", "halt_poll_ns", e.a, t, seq);
+    case EventId::KvmVcpuHalt:
+      counter(kTraceHostPid, "vCPU" + std::to_string(v) + " kvm", "halt_poll_ns", e.kvm_vcpu_halt.halt_poll_ns, t, seq);
       break;
-    case kHaltPollNs:
-      instant(kvm_track(v), t, seq, e.a > e.b ? "kvm_halt_poll_ns grow" : "kvm_halt_poll_ns shrink", "kvm.halt_poll_ns",
-              {{"new", e.a}, {"old", e.b}});
-      counter(kTraceHostPid, "vCPU" + std::to_string(v) + " kvm", "halt_poll_ns", e.a, t, seq);
+    case EventId::KvmHaltPollNs: {
+      const auto& f = e.kvm_halt_poll_ns;
+      instant(kvm_track(v), t, seq, f.new_ns > f.old_ns ? "kvm_halt_poll_ns grow" : "kvm_halt_poll_ns shrink",
+              "kvm.halt_poll_ns", {{"new", f.new_ns}, {"old", f.old_ns}});
+      counter(kTraceHostPid, "vCPU" + std::to_string(v) + " kvm", "halt_poll_ns", f.new_ns, t, seq);
       break;
-    case kKvmWakeup:
+    }
+    case EventId::KvmVcpuWakeup:
       instant(kvm_track(v), t, seq, "kvm_vcpu_wakeup", "kvm.wakeup",
-              {{"mode", 0, e.b ? "wait" : "poll"}, {"time_ns", e.a}});
+              {{"mode", 0, e.kvm_vcpu_wakeup.waited ? "wait" : "poll"}, {"time_ns", e.kvm_vcpu_wakeup.ns}});
       break;
-    case kAcceptIrq:
+    case EventId::KvmApicAcceptIrq:
       instant(kvm_track(v), t, seq, "kvm_apic_accept_irq", "kvm.irq",
-              {{"vector", 0, irq_vector_name(static_cast<IrqVector>(e.a))}});
+              {{"vector", 0, irq_vector_name(e.kvm_apic_accept_irq.vector)}});
       break;
-    case kTimerExpired:
-      instant(kvm_track(v), t, seq, e.what, "kvm.timer", {{"in_guest", e.b}});
+    case EventId::ApicTimerExpired:
+      instant(kvm_track(v), t, seq, "apic_timer_expired", "kvm.timer", {{"in_guest", e.apic_timer_expired.in_guest}});
       break;
-    case kHostNrRunning:
-      counter(kTraceHostPid, "pCPU" + std::to_string(-1 - e.cpu) + " runqueue", "nr_running", e.a, t, seq);
+    case EventId::KvmTimerUpdateIrq:
+      instant(kvm_track(v), t, seq, "kvm_timer_update_irq", "kvm.timer", {{"in_guest", e.kvm_timer_update_irq.in_guest}});
       break;
-    case kGuestState:
-      vcpu(v).gstate = static_cast<int>(e.a);
+    case EventId::HostNrRunning:
+      counter(kTraceHostPid, "pCPU" + std::to_string(-1 - e.cpu) + " runqueue", "nr_running", e.host_nr_running.nr_running, t,
+              seq);
+      break;
+    case EventId::GuestCpuState:
+      vcpu(v).gstate = static_cast<int>(e.guest_cpu_state.state);
       refresh_vcpu(v, t, seq);
       break;
-    case kIrq:
-      vcpu(v).vector = static_cast<int>(e.a);
-      instant(vcpu_track(v), t, seq, irq_entry_name(static_cast<int>(e.a), x86), "guest.irq_entry",
-              {{"vector", 0, irq_vector_name(static_cast<IrqVector>(e.a))}});
+    case EventId::Irq:
+      vcpu(v).vector = static_cast<int>(e.irq.vector);
+      instant(vcpu_track(v), t, seq, irq_entry_name(static_cast<int>(e.irq.vector), x86), "guest.irq_entry",
+              {{"vector", 0, irq_vector_name(e.irq.vector)}});
       break;
-    case kCpuIdle:
-      vcpu(v).poll = e.a == 0;
+    case EventId::CpuIdle:
+      vcpu(v).poll = e.cpu_idle.state == 0;
       refresh_vcpu(v, t, seq);
-      line(v, t, seq, "d..1", "<idle>", 0, str("cpu_idle: state=%lld cpu_id=%s", e.a, std::to_string(v).c_str()));
+      line(v, t, seq, "d..1", "<idle>", 0,
+           str("cpu_idle: state=%lld cpu_id=%s", static_cast<long long>(e.cpu_idle.state), std::to_string(v).c_str()));
       break;
-    case kSchedSwitch: {
-      int prev = static_cast<int>(e.a), next = static_cast<int>(e.b);
-      const char* ps = e.arg ? e.arg : "R";
+    case EventId::SchedSwitch: {
+      int prev = e.sched_switch.prev_pid, next = e.sched_switch.next_pid;
+      const char* ps = e.sched_switch.prev_state ? e.sched_switch.prev_state : "R";
       std::string pc = prev ? comm(prev) : "swapper/" + std::to_string(v);
       std::string nc = next ? comm(next) : "swapper/" + std::to_string(v);
       line(v, t, seq, "d..2", prev ? comm(prev) : "<idle>", prev,
@@ -391,8 +367,8 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
       refresh_vcpu(v, t, seq);
       break;
     }
-    case kSchedWakeup: {
-      int pid = static_cast<int>(e.a), target = static_cast<int>(e.b);
+    case EventId::SchedWakeup: {
+      int pid = e.sched_wakeup.pid, target = e.sched_wakeup.target_cpu;
       int cur = vcpu(v).curr;
       line(v, t, seq, "d..2", cur ? comm(cur) : "<idle>", cur,
            "sched_wakeup: comm=" + comm(pid) + " pid=" + std::to_string(pid) + " prio=120 target_cpu=" + str("%03lld", target));
@@ -406,20 +382,20 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
       update_nr_running(target, t, seq);
       break;
     }
-    case kMigrate: {
-      int pid = static_cast<int>(e.a), to = static_cast<int>(e.b);
+    case EventId::SchedMigrateTask: {
+      int pid = e.sched_migrate_task.pid, to = e.sched_migrate_task.dest_cpu;
       int from = task(pid).cpu;
       task(pid).cpu = to;
       if (from >= 0) update_nr_running(from, t, seq);
       update_nr_running(to, t, seq);
       break;
     }
-    case kTick:
-      instant(tick_track(v), t, seq, "tick", "tick.tick", {{"in_idle", e.a}});
+    case EventId::Tick:
+      instant(tick_track(v), t, seq, "tick", "tick.tick", {{"in_idle", e.tick.in_idle}});
       break;
-    case kTickStop: {
+    case EventId::NohzStop: {
       VcpuView& c = vcpu(v);
-      instant(tick_track(v), t, seq, "tick_stop", "tick.stop", {{"expires_ns", e.a}});
+      instant(tick_track(v), t, seq, "tick_stop", "tick.stop", {{"expires_ns", e.nohz_stop.expires}});
       if (!c.tick_stopped) {
         c.tick_stopped = true;
         set_slice(tick_track(v), t, seq, "tick stopped", "tick.stopped", v);
@@ -427,40 +403,46 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
       }
       break;
     }
-    case kTickRetain:
+    case EventId::TickRetain:
       instant(tick_track(v), t, seq, "tick_retain", "tick.retain");
       break;
-    case kTickRestart:
+    case EventId::TickRestart:
       instant(tick_track(v), t, seq, "tick_restart", "tick.restart");
       [[fallthrough]];
-    case kCpuOffline:
+    case EventId::CpuOffline:
       if (vcpu(v).tick_stopped) {
         vcpu(v).tick_stopped = false;
         end_slice(tick_track(v), t);
         counter(kTraceVmPid, "vCPU" + std::to_string(v) + " tick", "stopped", 0, t, seq);
       }
-      if (kind_of(e.what) == kCpuOffline) {
+      if (e.id == EventId::CpuOffline) {
         vcpu(v).offline = true;
         refresh_vcpu(v, t, seq);
       }
       break;
-    case kCpuOnline:
+    case EventId::CpuOnline:
       vcpu(v).offline = false;
       refresh_vcpu(v, t, seq);
       break;
-    case kHrtimerStart:
-      instant(tick_track(v), t, seq, "hrtimer_start", "timer.start", {{"function", 0, e.arg ? e.arg : "?"}, {"expires_ns", e.a}});
+    case EventId::HrtimerStart: {
+      const char* fn = e.hrtimer_start.function ? e.hrtimer_start.function : "?";
+      instant(tick_track(v), t, seq, "hrtimer_start", "timer.start", {{"function", 0, fn}, {"expires_ns", e.hrtimer_start.expires}});
       break;
-    case kHrtimerExpire:
-      if (e.arg && std::strcmp(e.arg, "tick_nohz_handler") == 0) break;  // the "tick" instant
-      instant(tick_track(v), t, seq, "hrtimer_expire_entry", "timer.expire", {{"function", 0, e.arg ? e.arg : "?"}});
+    }
+    case EventId::HrtimerExpireEntry: {
+      const char* fn = e.hrtimer_expire_entry.function;
+      if (fn && std::strcmp(fn, "tick_nohz_handler") == 0) break;  // the "tick" instant
+      instant(tick_track(v), t, seq, "hrtimer_expire_entry", "timer.expire", {{"function", 0, fn ? fn : "?"}});
       break;
-    case kClockevent:
-      instant(tick_track(v), t, seq, "clockevent_write", "timer.clockevent", {{"register", 0, e.arg ? e.arg : "?"}, {"value", e.a}});
+    }
+    case EventId::ClockeventWrite: {
+      const auto& f = e.clockevent_write;
+      instant(tick_track(v), t, seq, "clockevent_write", "timer.clockevent", {{"register", 0, f.reg ? f.reg : "?"}, {"value", f.value}});
       break;
-    case kIpiSend:
+    }
+    case EventId::IpiSendCpu:
       instant(vcpu_track(v), t, seq, "ipi_send_cpu", "guest.ipi_send",
-              {{"cpu", e.a}, {"vector", 0, irq_vector_name(static_cast<IrqVector>(e.b))}});
+              {{"cpu", e.ipi_send_cpu.dest_cpu}, {"vector", 0, irq_vector_name(e.ipi_send_cpu.vector)}});
       break;
     default:
       break;

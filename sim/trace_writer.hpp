@@ -6,7 +6,6 @@
 #include <map>
 #include <queue>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -116,7 +115,6 @@ class TraceWriter final : public EventSink {
   };
 
   void process(const ModelEvent& e, std::uint64_t seq);
-  int kind_of(const char* what);
   void open_window();
 
   Track& track(int pid, int tid);
@@ -151,7 +149,6 @@ class TraceWriter final : public EventSink {
   std::uint64_t next_seq_ = 1;
   sim_ns newest_ = 0, last_ = 0;
   sim_ns end_ = 0;  // where the written trace ends
-  std::unordered_map<const char*, int> kinds_;  // event name pointer -> handler
   std::map<std::pair<int, int>, Track> tracks_;
   std::vector<VcpuView> vcpus_;
   std::vector<PcpuView> pcpus_;

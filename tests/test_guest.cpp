@@ -22,16 +22,16 @@ std::vector<std::vector<Decision>> decisions(const test::Recorder& rec, int cpu)
   std::vector<std::vector<Decision>> out;
   bool in = false, halted = false, tick = false, dev = false;
   for (const auto& e : rec.on_cpu(cpu)) {
-    std::string w = e.what;
-    if (w == "idle_enter") { out.emplace_back(); in = true; tick = dev = halted = false; }
+    EventId w = e.id;
+    if (w == EventId::IdleEnter) { out.emplace_back(); in = true; tick = dev = halted = false; }
     else if (!in) continue;
-    else if (w == "idle_exit") in = false;
-    else if (w == "halt") { halted = true; tick = dev = false; }
-    else if (w == "tick" && halted && e.a) tick = true;
-    else if (w == "device_irq" && halted) dev = true;
-    else if (w == "halt_end") halted = false;
-    else if (w == "tick_stop" || w == "tick_retain") {
-      out.back().push_back({w == "tick_stop", tick, dev});
+    else if (w == EventId::IdleExit) in = false;
+    else if (w == EventId::Halt) { halted = true; tick = dev = false; }
+    else if (w == EventId::Tick && halted && e.tick.in_idle) tick = true;
+    else if (w == EventId::DeviceIrq && halted) dev = true;
+    else if (w == EventId::HaltEnd) halted = false;
+    else if (w == EventId::NohzStop || w == EventId::TickRetain) {
+      out.back().push_back({w == EventId::NohzStop, tick, dev});
       tick = dev = false;
     }
   }

@@ -28,7 +28,7 @@ double m(const RunResult& r, int cpu, const std::string& what) { return r.metric
 std::vector<std::int64_t> stop_expiries(const test::Recorder& rec, int cpu) {
   std::vector<std::int64_t> v;
   for (const auto& e : rec.on_cpu(cpu))
-    if (std::string(e.what) == "tick_stop") v.push_back(e.a);
+    if (e.id == EventId::NohzStop) v.push_back(e.nohz_stop.expires);
   return v;
 }
 

@@ -25,9 +25,9 @@ RunResult run(const std::string& toml, const std::vector<std::string>& sets, Sim
   return r;
 }
 
-sim_ns first(const test::Recorder& rec, int cpu, const char* what, sim_ns after = 0) {
+sim_ns first(const test::Recorder& rec, int cpu, EventId what, sim_ns after = 0) {
   for (const auto& e : rec.on_cpu(cpu))
-    if (e.t >= after && std::string(e.what) == what) return e.t;
+    if (e.t >= after && e.id == what) return e.t;
   return -1;
 }
 }  // namespace
@@ -46,9 +46,9 @@ TEST_CASE("a runnable host thread ends a halt poll at once") {
   // the halt that is polling at 20.1 ms stops polling right then
   bool found = false;
   for (const auto& e : rec.on_cpu(1))
-    if (std::string(e.what) == "halt_poll_end" && e.t >= 20100000 && e.t < 20200000) {
+    if (e.id == EventId::HaltPollEnd && e.t >= 20100000 && e.t < 20200000) {
       CHECK(e.t == 20100000);
-      CHECK(e.b == 0);  // not a successful poll
+      CHECK_FALSE(e.halt_poll_end.success);  // not a successful poll
       found = true;
     }
   CHECK(found);
@@ -132,7 +132,7 @@ TEST_CASE("an IPI to a preempted x86 target is only posted (SN) and taken when i
   CHECK(r.metrics.get("vcpu1.host.irqs_while_preempted") == 1);
   CHECK(r.metrics.get("vcpu1.irqs.call_function") == 1);
   CHECK(r.metrics.get("vcpu1.kvm.halt_wakeup") == 0);
-  sim_ns handled = first(rec, 1, "kvm_apic_accept_irq", 10000000);
+  sim_ns handled = first(rec, 1, EventId::KvmApicAcceptIrq, 10000000);
   CHECK(handled >= 12000000);  // after the host thread's 2 ms
 }
 
@@ -149,7 +149,7 @@ TEST_CASE("an IPI to a blocked target wakes it after its C-state's exit latency"
     });
   };
   RunResult r = run(kIdle, {"host.idle_governor=promote", "host.max_cstate=C6", "guest.tick_policy=legacy"}, hooks);
-  sim_ns woke = first(rec, 1, "kvm_vcpu_wakeup", 50000000);
+  sim_ns woke = first(rec, 1, EventId::KvmVcpuWakeup, 50000000);
   REQUIRE(woke > 0);
   const ArchCosts& c = arch_costs("skylake-sp");
   // wake-up: C6 exit, then the switch-in work (vcpu_wakeup_ns) before the halt returns
@@ -185,7 +185,7 @@ TEST_CASE("x86 HLT with an interrupt already pending re-enters at once (fastpath
     int left = 20;
     void on_event(const ModelEvent& e) override {
       test::Recorder::on_event(e);
-      if (v && left > 0 && e.cpu == 1 && std::string(e.what) == "halt") {
+      if (v && left > 0 && e.cpu == 1 && e.id == EventId::Halt) {
         --left;
         v->kvm_apic_accept_irq(IrqVector::Reschedule, e.t);
       }
@@ -200,7 +200,7 @@ TEST_CASE("x86 HLT with an interrupt already pending re-enters at once (fastpath
   // halt_exits counts every HLT exit (__kvm_emulate_halt); only the others block or poll
   CHECK(r.metrics.get("vcpu1.kvm.halt_exits") == r.metrics.get("vcpu1.exits.hlt"));
   double halts = 0;
-  for (const auto& e : inj.on_cpu(1)) halts += std::string(e.what) == "kvm_vcpu_halt";
+  for (const auto& e : inj.on_cpu(1)) halts += e.id == EventId::KvmVcpuHalt;
   CHECK(halts == r.metrics.get("vcpu1.exits.hlt") - 20);
 }
 
@@ -283,7 +283,7 @@ TEST_CASE("steal equals the run-queue delay to the nanosecond") {
   RunResult r = run_simulation(sc, hooks);
   REQUIRE_FALSE(r.failed);
   // vCPU1 becomes runnable when its guest timer fires (the sleep started a few us after 0)
-  const sim_ns fired = first(rec, 1, "apic_timer_expired", 10000000);
+  const sim_ns fired = first(rec, 1, EventId::ApicTimerExpired, 10000000);
   REQUIRE(fired >= 10100000);
   REQUIRE(fired < 10110000);
   const sim_ns burst_end = 10300000 + sc.costs.cstate_exit_ns(HostCState::C1);

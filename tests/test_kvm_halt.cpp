@@ -85,7 +85,7 @@ duration = "40ms"
   REQUIRE_FALSE(r.failed);
   std::vector<sim_ns> windows;
   for (const auto& e : rec.on_cpu(1))
-    if (std::string(e.what) == "kvm_vcpu_halt") windows.push_back(e.a);
+    if (e.id == EventId::KvmVcpuHalt) windows.push_back(e.kvm_vcpu_halt.halt_poll_ns);
   REQUIRE(windows.size() >= 15);
   windows.resize(15);
   CHECK(windows == std::vector<sim_ns>{0, 10000, 20000, 40000, 80000, 160000, 200000, 200000,
@@ -94,7 +94,7 @@ duration = "40ms"
   // halts polled with the full 200 us window; every shorter window ran out and blocked.
   std::vector<int> waited;
   for (const auto& e : rec.on_cpu(1))
-    if (std::string(e.what) == "kvm_vcpu_wakeup") waited.push_back(static_cast<int>(e.b));
+    if (e.id == EventId::KvmVcpuWakeup) waited.push_back(e.kvm_vcpu_wakeup.waited ? 1 : 0);
   REQUIRE(waited.size() >= 14);
   CHECK(std::vector<int>(waited.begin(), waited.begin() + 14) == std::vector<int>{1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1});
   // KVM's stats over the whole run (the program repeats): a poll is attempted when the
@@ -103,7 +103,7 @@ duration = "40ms"
   double attempted = 0, successful = 0, fail_ns = 0;
   std::vector<sim_ns> all_windows;
   for (const auto& e : rec.on_cpu(1))
-    if (std::string(e.what) == "kvm_vcpu_halt") all_windows.push_back(e.a);
+    if (e.id == EventId::KvmVcpuHalt) all_windows.push_back(e.kvm_vcpu_halt.halt_poll_ns);
   REQUIRE(all_windows.size() - waited.size() <= 1);  // the last halt may still be in progress
   for (std::size_t i = 0; i < waited.size(); ++i) {
     if (all_windows[i] == 0) continue;

@@ -92,9 +92,9 @@ TEST_CASE("an interrupt cuts running guest work at its instant, the remainder re
   sim_ns user = 0, since = -1, first_user = -1, last_user_end = -1, irq_seen = -1;
   int cuts = 0;
   for (const auto& e : rec.on_cpu(1)) {
-    std::string w = e.what;
-    if (w == "guest_cpu_state") {
-      bool to_user = e.a == static_cast<int>(GuestCpuState::User);
+    EventId w = e.id;
+    if (w == EventId::GuestCpuState) {
+      bool to_user = e.guest_cpu_state.state == GuestCpuState::User;
       if (to_user && since < 0) {
         since = e.t;
         if (first_user < 0) first_user = e.t;
@@ -104,7 +104,7 @@ TEST_CASE("an interrupt cuts running guest work at its instant, the remainder re
         since = -1;
         ++cuts;
       }
-    } else if (w == "irq" && e.a == static_cast<int>(IrqVector::Device) && irq_seen < 0) {
+    } else if (w == EventId::Irq && e.irq.vector == IrqVector::Device && irq_seen < 0) {
       irq_seen = e.t;
     }
   }

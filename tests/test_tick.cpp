@@ -19,15 +19,15 @@ std::vector<Episode> episodes(const test::Recorder& rec, int cpu) {
   std::vector<Episode> out;
   bool in = false, tick_in_halt = false, halted = false;
   for (const auto& e : rec.on_cpu(cpu)) {
-    std::string w = e.what;
-    if (w == "idle_enter") { out.emplace_back(); in = true; tick_in_halt = false; halted = false; }
+    EventId w = e.id;
+    if (w == EventId::IdleEnter) { out.emplace_back(); in = true; tick_in_halt = false; halted = false; }
     else if (!in) continue;
-    else if (w == "idle_exit") in = false;
-    else if (w == "halt") { halted = true; tick_in_halt = false; }
-    else if (w == "tick" && halted && e.a) tick_in_halt = true;
-    else if (w == "halt_end") halted = false;
-    else if (w == "tick_stop" || w == "tick_retain") {
-      out.back().stops.push_back(w == "tick_stop");
+    else if (w == EventId::IdleExit) in = false;
+    else if (w == EventId::Halt) { halted = true; tick_in_halt = false; }
+    else if (w == EventId::Tick && halted && e.tick.in_idle) tick_in_halt = true;
+    else if (w == EventId::HaltEnd) halted = false;
+    else if (w == EventId::NohzStop || w == EventId::TickRetain) {
+      out.back().stops.push_back(w == EventId::NohzStop);
       out.back().after_tick.push_back(tick_in_halt);
       tick_in_halt = false;
     }
@@ -120,7 +120,7 @@ static void busy_vcpu_ticks(const std::string& shape, int hz) {
   CHECK(r.metrics.get("vcpu0.idle.episodes") == 0);
   sim_ns tick_ns = NSEC_PER_SEC / hz;
   for (const auto& e : rec.on_cpu(0))
-    if (std::string(e.what) == "tick") CHECK(e.b % tick_ns == 0);
+    if (e.id == EventId::Tick) CHECK(e.tick.expires % tick_ns == 0);
 }
 
 TEST_CASE("a busy vCPU at HZ=250 takes 250 +/- 1 ticks per second and no HLT exit (x86)") {
@@ -143,9 +143,9 @@ TEST_CASE("a restarted tick lands on the original tick grid") {
   sim_ns tick_ns = sc.guest.tick_nsec();
   int ticks = 0;
   for (const auto& e : rec.events)
-    if (std::string(e.what) == "tick") {
+    if (e.id == EventId::Tick) {
       ++ticks;
-      CHECK(e.b % tick_ns == 0);
+      CHECK(e.tick.expires % tick_ns == 0);
     }
   CHECK(ticks > 20);
 }
@@ -173,21 +173,21 @@ std::vector<Episode2> episodes2(const test::Recorder& rec, int cpu) {
   bool in = false, halted = false, tick = false, ipi = false, timer = false, dev = false;
   Woke last = Woke::None;
   for (const auto& e : rec.on_cpu(cpu)) {
-    std::string w = e.what;
-    if (w == "idle_enter") { out.emplace_back(); in = true; halted = false; last = Woke::None; }
+    EventId w = e.id;
+    if (w == EventId::IdleEnter) { out.emplace_back(); in = true; halted = false; last = Woke::None; }
     else if (!in) continue;
-    else if (w == "idle_exit") { out.back().end = last; in = false; }
-    else if (w == "halt") { halted = true; tick = ipi = timer = dev = false; }
-    else if (w == "tick" && halted && e.a) { tick = true; ++out.back().ticks_in_halt; }
-    else if (w == "irq" && halted) {
-      if (e.a == static_cast<int>(IrqVector::Reschedule)) ipi = true;
-      else if (e.a == static_cast<int>(IrqVector::LocalTimer)) timer = true;
-      else if (e.a == static_cast<int>(IrqVector::Device)) dev = true;
-    } else if (w == "halt_end") {
+    else if (w == EventId::IdleExit) { out.back().end = last; in = false; }
+    else if (w == EventId::Halt) { halted = true; tick = ipi = timer = dev = false; }
+    else if (w == EventId::Tick && halted && e.tick.in_idle) { tick = true; ++out.back().ticks_in_halt; }
+    else if (w == EventId::Irq && halted) {
+      if (e.irq.vector == IrqVector::Reschedule) ipi = true;
+      else if (e.irq.vector == IrqVector::LocalTimer) timer = true;
+      else if (e.irq.vector == IrqVector::Device) dev = true;
+    } else if (w == EventId::HaltEnd) {
       halted = false;
       last = tick ? Woke::Tick : ipi ? Woke::Ipi : timer ? Woke::Timer : dev ? Woke::Device : Woke::None;
-    } else if (w == "tick_stop" || w == "tick_retain") {
-      out.back().d.push_back({w == "tick_stop", out.back().d.empty() ? Woke::None : last});
+    } else if (w == EventId::NohzStop || w == EventId::TickRetain) {
+      out.back().d.push_back({w == EventId::NohzStop, out.back().d.empty() ? Woke::None : last});
     }
   }
   if (in) out.pop_back();  // cut by the end of the run

@@ -84,6 +84,10 @@ std::size_t count(const json& d, const std::string& ph, const std::string& name)
 
 double metric(const json& m, const std::string& key) { return m["metrics"][key].get<double>(); }
 
+ModelEvent state_event(sim_ns t, int cpu, int state) {
+  return model_event(t, cpu, ev::guest_cpu_state{static_cast<GuestCpuState>(state)});
+}
+
 }  // namespace
 
 TEST_CASE("trace: --trace writes Perfetto JSON: named tracks, non-overlapping slices, the run's counters") {
@@ -207,8 +211,8 @@ TEST_CASE("trace: events from behind (out of global order) never make slices ove
   std::vector<ModelEvent> ordered, shuffled;
   for (int i = 0; i < 200; ++i) {
     sim_ns t = i * 1000;
-    ordered.push_back({t, 0, "guest_cpu_state", i % 5});
-    ordered.push_back({t + 500, 1, "guest_cpu_state", (i + 2) % 5});
+    ordered.push_back(state_event(t, 0, i % 5));
+    ordered.push_back(state_event(t + 500, 1, (i + 2) % 5));
   }
   // each actor's own events stay in order, the two interleave out of time order
   for (int i = 0; i < 200; ++i) shuffled.push_back(ordered[static_cast<std::size_t>(2 * i + 1)]);
@@ -219,10 +223,8 @@ TEST_CASE("trace: events from behind (out of global order) never make slices ove
   CHECK(ja == jb);  // re-ordered within TraceWriter::kReorderNs: the same trace
   // later than the re-order window: still one slice at a time per track
   TraceWriter c;
-  std::vector<ModelEvent> late = {{50 * NSEC_PER_MSEC, 0, "guest_cpu_state", 0},
-                                  {80 * NSEC_PER_MSEC, 0, "guest_cpu_state", 1},
-                                  {10 * NSEC_PER_MSEC, 0, "guest_cpu_state", 2},
-                                  {90 * NSEC_PER_MSEC, 0, "guest_cpu_state", 3}};
+  std::vector<ModelEvent> late = {state_event(50 * NSEC_PER_MSEC, 0, 0), state_event(80 * NSEC_PER_MSEC, 0, 1),
+                                  state_event(10 * NSEC_PER_MSEC, 0, 2), state_event(90 * NSEC_PER_MSEC, 0, 3)};
   check_structure(feed(c, late));
 }
 
