@@ -40,10 +40,10 @@ int main(int argc, char** argv) {
   v->add_option("--set", vsets, "override a key: section.key=value (repeatable)");
 
   std::string what;
-  auto* l = app.add_subcommand("list", "list shapes, policies, workloads, keys or costs");
-  l->add_option("what", what, "shapes | policies | workloads | keys | costs | params (markdown)")
+  auto* l = app.add_subcommand("list", "list shapes, policies, workloads, keys, costs or metrics");
+  l->add_option("what", what, "shapes | policies | workloads | keys | costs | metrics | params (markdown)")
       ->required()
-      ->check(CLI::IsMember({"shapes", "policies", "workloads", "keys", "costs", "params"}));
+      ->check(CLI::IsMember({"shapes", "policies", "workloads", "keys", "costs", "metrics", "params"}));
 
   CompareOptions cmp;
   std::string policies, vary;

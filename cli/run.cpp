@@ -12,6 +12,7 @@
 #include "platform/hw_thread.hpp"
 #include "platform/vhw.hpp"
 #include "platform/shapes.hpp"
+#include "sim/collect.hpp"
 #include "sim/docs.hpp"
 #include "sim/results.hpp"
 #include "sim/scenario.hpp"
@@ -223,6 +224,9 @@ int cmd_list(const std::string& what) {
     }
   } else if (what == "keys") {
     for (const auto& [k, d] : scenario_keys()) std::printf("%-40s %s\n", k.c_str(), d.c_str());
+  } else if (what == "metrics") {
+    for (const auto& m : metric_catalog())
+      std::printf("%-40s %-7s %-6s %s\n", m.name.c_str(), m.kind == StatKind::Counter ? "counter" : "gauge", m.unit.c_str(), m.help.c_str());
   } else if (what == "params") {
     std::printf("%s", parameter_tables_markdown().c_str());
   } else if (what == "costs") {

@@ -43,7 +43,7 @@ void GuestCpu::add_timer(sim_ns delay, std::function<void(GuestCpu&, const Wheel
   t.queued_at = now();
   wheel_.add(k_.jiffies + std::max<std::uint64_t>(dj, 1), k_.jiffies, std::move(t));
   if (k_.tick_nohz_full_cpu(id_) && tick_.tick_nohz_tick_stopped()) {
-    ++nohz_kicks;
+    ++idle_stats.nohz_kicks;
     if (k_.params().series.p1_kick && polling) need_resched = true;
   }
 }
@@ -97,7 +97,7 @@ void GuestCpu::arm_background_timer() {
   double hz = k_.params().background_timer_hz;
   sim_ns delay = rng_.exponential(static_cast<sim_ns>(1e9 / hz));
   add_timer(delay, [](GuestCpu& c, const WheelTimer&) {
-    ++c.background_timers;
+    ++c.idle_stats.background_timers;
     c.arm_background_timer();
   });
 }

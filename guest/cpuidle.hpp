@@ -1,6 +1,7 @@
 // drivers/cpuidle: the guest's cpuidle driver (none, single-state, cpuidle-haltpoll)
 // and the haltpoll governor.
 #pragma once
+#include "core/stats.hpp"
 #include <cstdint>
 #include <string>
 
@@ -40,14 +41,16 @@ struct CpuidleParams {
   HaltpollParams haltpoll;
 };
 
+#define VTICK_CPUIDLE_STATS(C)                                                                                       \
+  C(std::uint64_t, poll_entries, "poll_entries", "count", Counter, "state 0 (poll_idle) entered (the state's usage)") \
+  C(std::uint64_t, poll_timeouts, "poll_timeouts", "count", Counter, "polls left because the poll limit ran out")    \
+  C(sim_ns, poll_ns, "poll_ns", "ns", Counter, "time in state 0 (the state's time)")                               \
+  C(std::uint64_t, halt_entries, "halt_entries", "count", Counter, "the halt state entered")                       \
+  C(std::uint64_t, busy, "busy", "count", Counter, "call_cpuidle() found need_resched (-EBUSY)")                   \
+  C(std::uint64_t, poll_limit_grow, "poll_limit_grow", "count", Counter, "haltpoll adjust_poll_limit() grew the limit") \
+  C(std::uint64_t, poll_limit_shrink, "poll_limit_shrink", "count", Counter, "haltpoll adjust_poll_limit() shrank the limit")
 struct CpuidleStats {
-  std::uint64_t poll_entries = 0;     // state 0 (poll) entered
-  std::uint64_t poll_timeouts = 0;    // ... left because the poll limit ran out
-  sim_ns poll_ns = 0;
-  std::uint64_t halt_entries = 0;     // the halt state entered
-  std::uint64_t busy = 0;             // call_cpuidle() found need_resched (-EBUSY)
-  std::uint64_t poll_limit_grow = 0;
-  std::uint64_t poll_limit_shrink = 0;
+  VTICK_STATS(VTICK_CPUIDLE_STATS)
 };
 
 // Per-CPU cpuidle device state the haltpoll governor keeps (struct cpuidle_device).

@@ -1,5 +1,6 @@
 // kernel/time/hrtimer.c + clockevents.c + tick-oneshot.c: per-CPU hrtimers and the tick device.
 #pragma once
+#include "core/stats.hpp"
 #include <cstdint>
 #include <functional>
 #include <set>
@@ -27,12 +28,14 @@ struct Hrtimer {
 };
 
 // Counts of what the guest asked its timer hardware to do (each a register write).
+#define VTICK_CLOCKEVENT_STATS(C)                                                                                    \
+  C(std::uint64_t, program, "program", "count", Counter, "clockevents_program_event(): set_next_event with a new deadline") \
+  C(std::uint64_t, stop, "stop", "count", Counter, "ONESHOT -> ONESHOT_STOPPED (the driver's shutdown)")             \
+  C(std::uint64_t, restart, "restart", "count", Counter, "ONESHOT_STOPPED -> ONESHOT")                              \
+  C(std::uint64_t, deadline_writes, "deadline_writes", "count", Counter, "TSC_DEADLINE / CNTV_CVAL_EL0 register writes") \
+  C(std::uint64_t, control_writes, "control_writes", "count", Counter, "LVTT / CNTV_CTL_EL0 register writes")
 struct ClockeventStats {
-  std::uint64_t program = 0;       // set_next_event: a new deadline
-  std::uint64_t stop = 0;          // ONESHOT -> ONESHOT_STOPPED (shutdown)
-  std::uint64_t restart = 0;       // ONESHOT_STOPPED -> ONESHOT
-  std::uint64_t deadline_writes = 0;
-  std::uint64_t control_writes = 0;
+  VTICK_STATS(VTICK_CLOCKEVENT_STATS)
 };
 
 // The per-CPU clock event device in oneshot mode, driven by tick_program_event(), with

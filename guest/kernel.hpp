@@ -1,5 +1,6 @@
 // One guest kernel instance: its CPUs, global timekeeping state, scheduler and tasks.
 #pragma once
+#include "core/stats.hpp"
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -32,12 +33,17 @@ class GuestKernel;
 enum class GuestCpuState { User, Sys, Irq, Idle, Halted, Count };
 const char* guest_cpu_state_name(GuestCpuState s);
 
+#define VTICK_IDLE_STATS(C)                                                                                          \
+  C(std::uint64_t, episodes, "idle.episodes", "count", Counter, "do_idle() calls")                                 \
+  C(std::uint64_t, halts, "idle.halts", "count", Counter, "arch_cpu_idle(): HLT / WFI executed")                   \
+  C(std::uint64_t, halt_skipped, "idle.halt_skipped", "count", Counter,                                            \
+    "default_idle_call() found need_resched after clearing the polling flag")                                      \
+  C(std::uint64_t, retained_halts, "idle.retained_halts", "count", Counter, "HLT/WFI entered with the tick still running") \
+  C(std::uint64_t, tick_woken_halts, "idle.tick_woken_halts", "count", Counter, "halts ended by the tick handler (got_idle_tick)") \
+  C(std::uint64_t, nohz_kicks, "tick.nohz_kicks", "count", Counter, "tick_nohz_full_kick_cpu() on this CPU")        \
+  C(std::uint64_t, background_timers, "timers.background", "count", Counter, "housekeeping timer-wheel timers that ran")
 struct IdleStats {
-  std::uint64_t episodes = 0;        // do_idle() calls
-  std::uint64_t halts = 0;           // arch_cpu_idle(): HLT / WFI executed
-  std::uint64_t halt_skipped = 0;    // default_idle_call() found need_resched after clearing polling
-  std::uint64_t retained_halts = 0;  // HLT/WFI entered with the tick still running
-  std::uint64_t tick_woken_halts = 0;  // halts ended by the tick handler (got_idle_tick)
+  VTICK_STATS(VTICK_IDLE_STATS)
 };
 
 // Per-CPU kernel state: what lives in per-cpu variables and struct rq in the kernel.
@@ -104,8 +110,6 @@ class GuestCpu final : public GuestIrqSink {
   bool ilb_kick_pending = false;     // NOHZ_BALANCE_KICK
 
 
-  std::uint64_t nohz_kicks = 0;         // tick_nohz_full_kick_cpu() on this CPU
-  std::uint64_t background_timers = 0;  // housekeeping wheel timers that ran
   void arm_background_timer();
   void queue_probe_timers(std::uint64_t token);
 

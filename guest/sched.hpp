@@ -1,5 +1,6 @@
 // Scheduler parameters and counters (kernel/sched/core.c + fair.c, the parts the story needs).
 #pragma once
+#include "core/stats.hpp"
 #include <cstdint>
 
 #include "core/param.hpp"
@@ -24,27 +25,31 @@ struct SchedParams {
   VTICK_PARAMS(SchedParams, VTICK_SCHED_PARAMS);
 };
 
+// The guest scheduler's counters (schedstat names where the kernel has one), VM-wide.
+#define VTICK_SCHED_STATS(C)                                                                                         \
+  C(std::uint64_t, switches, "switches", "count", Counter, "context switches (__schedule picking another task)")    \
+  C(std::uint64_t, wakeups_local, "wakeups_local", "count", Counter, "wake-ups queued on the waker's CPU (ttwu_local)") \
+  C(std::uint64_t, wakeups_remote, "wakeups_remote", "count", Counter, "wake-ups queued on another CPU")            \
+  C(std::uint64_t, resched_ipis, "resched_ipis", "count", Counter, "smp_send_reschedule(): reschedule IPIs sent")   \
+  C(std::uint64_t, wake_idle_without_ipi, "wake_idle_without_ipi", "count", Counter,                               \
+    "wake-ups of a polling idle CPU: the flag only, no IPI (sched_wake_idle_without_ipi)")                         \
+  C(std::uint64_t, preemptions, "preemptions", "count", Counter, "a running task put back (tick slice or wake-up)") \
+  C(std::uint64_t, wakeup_preemptions, "wakeup_preemptions", "count", Counter, "preemptions by a woken task (check_preempt_wakeup)") \
+  C(std::uint64_t, wake_to_prev, "wake_to_prev", "count", Counter, "placement: the CPU the task last ran on")       \
+  C(std::uint64_t, wake_to_waker, "wake_to_waker", "count", Counter, "placement: the waker's CPU (wake_affine)")    \
+  C(std::uint64_t, wake_to_idle, "wake_to_idle", "count", Counter, "placement: another idle CPU (select_idle_sibling scan)") \
+  C(std::uint64_t, yields, "yields", "count", Counter, "sched_yield() calls (yld_count)")                           \
+  C(std::uint64_t, yield_switches, "yield_switches", "count", Counter, "sched_yield() calls that switched to another task") \
+  C(std::uint64_t, migrations, "migrations", "count", Counter, "a task ran on another CPU than last time (nr_migrations)") \
+  C(std::uint64_t, lb_calls, "lb_calls", "count", Counter, "load_balance() runs")                                   \
+  C(std::uint64_t, lb_pulled, "lb_pulled", "count", Counter, "tasks moved by load_balance() (lb_gained)")          \
+  C(std::uint64_t, newidle_balances, "newidle_balances", "count", Counter, "newidle_balance() runs that balanced")  \
+  C(std::uint64_t, nohz_kicks, "nohz_kicks", "count", Counter, "kick_ilb(): an idle CPU balances for the others")  \
+  C(std::uint64_t, mutex_contended, "mutex_contended", "count", Counter, "pthread mutex locks that found it held (futex wait)") \
+  C(std::uint64_t, io_requests, "io_requests", "count", Counter, "block requests submitted (virtio-blk)")           \
+  C(std::uint64_t, net_requests, "net_requests", "count", Counter, "network requests sent (virtio-net)")
 struct SchedStats {
-  std::uint64_t switches = 0;
-  std::uint64_t wakeups_local = 0;      // wakee queued on the waker's CPU
-  std::uint64_t wakeups_remote = 0;     // wakee queued on another CPU
-  std::uint64_t wake_to_prev = 0;       // placement: the CPU it last ran on
-  std::uint64_t wake_to_waker = 0;      // placement: the waker's CPU (wake-affine)
-  std::uint64_t wake_to_idle = 0;       // placement: another idle CPU (select_idle_sibling scan)
-  std::uint64_t resched_ipis = 0;       // smp_send_reschedule()
-  std::uint64_t wake_idle_without_ipi = 0;  // target was polling: flag only
-  std::uint64_t preemptions = 0;        // a running task put back (tick slice or wake-up)
-  std::uint64_t wakeup_preemptions = 0;
-  std::uint64_t yields = 0;
-  std::uint64_t yield_switches = 0;     // sched_yield() that switched to another task
-  std::uint64_t migrations = 0;         // a task ran on another CPU than last time
-  std::uint64_t lb_calls = 0;           // load_balance() runs
-  std::uint64_t lb_pulled = 0;          // tasks moved by load_balance()
-  std::uint64_t newidle_balances = 0;
-  std::uint64_t nohz_kicks = 0;         // kick_ilb(): an idle CPU balances for the others
-  std::uint64_t mutex_contended = 0;
-  std::uint64_t io_requests = 0;
-  std::uint64_t net_requests = 0;
+  VTICK_STATS(VTICK_SCHED_STATS)
 };
 
 }  // namespace vtick

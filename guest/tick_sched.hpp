@@ -1,5 +1,6 @@
 // kernel/time/tick-sched.c: the per-CPU tick in high-resolution NO_HZ mode.
 #pragma once
+#include "core/stats.hpp"
 #include <cstdint>
 
 #include "core/time.hpp"
@@ -9,22 +10,25 @@ namespace vtick {
 
 class GuestCpu;
 
+// struct tick_sched's counters (idle_calls, idle_sleeps) and what the model adds.
+#define VTICK_TICK_SCHED_STATS(C)                                                                                    \
+  C(std::uint64_t, idle_calls, "idle_calls", "count", Counter, "ts->idle_calls: tick_nohz_idle_stop_tick() calls that got an expiry") \
+  C(std::uint64_t, idle_sleeps, "idle_sleeps", "count", Counter, "ts->idle_sleeps: ... of which found a time to stop until") \
+  C(std::uint64_t, ticks, "ticks", "count", Counter, "tick handler runs (sched_timer expiries)")                    \
+  C(std::uint64_t, ticks_idle, "ticks_idle", "count", Counter, "ticks while in the idle loop (they set got_idle_tick)") \
+  C(std::uint64_t, ticks_busy, "ticks_busy", "count", Counter, "ticks while a task or the kernel ran")             \
+  C(std::uint64_t, stops, "stops", "count", Counter, "transitions to tick_stopped")                                 \
+  C(std::uint64_t, restarts, "restarts", "count", Counter, "tick_nohz_restart_sched_tick() calls")                 \
+  C(std::uint64_t, retains, "retains", "count", Counter, "tick_nohz_idle_retain_tick() calls")                     \
+  C(std::uint64_t, do_timer_handovers, "do_timer_handovers", "count", Counter, "tick_do_timer_cpu given up on a stop") \
+  C(std::uint64_t, do_timer_takeovers, "do_timer_takeovers", "count", Counter, "tick_do_timer_cpu taken in the tick handler") \
+  C(std::uint64_t, ticks_user, "ticks_user", "count", Counter, "ticks taken while a task ran in user space")       \
+  C(std::uint64_t, ticks_polling, "ticks_polling", "count", Counter, "ticks taken while the CPU polled in idle")   \
+  C(std::uint64_t, kept_for_reason, "kept_for_reason", "count", Counter, "RCU / irq_work / softirq kept the tick") \
+  C(std::uint64_t, user_entry_stops, "user_entry_stops", "count", Counter, "2026 series P1(c): stops on return to user space") \
+  C(std::uint64_t, dep_kicks, "dep_kicks", "count", Counter, "TICK_DEP_BIT_SCHED set on a stopped nohz_full CPU (a kick)")
 struct TickSchedStats {
-  std::uint64_t idle_calls = 0;     // tick_nohz_idle_stop_tick() calls that got an expiry
-  std::uint64_t idle_sleeps = 0;    // ... of which found a time to stop until
-  std::uint64_t ticks = 0;          // tick handler runs (sched_timer expiries)
-  std::uint64_t ticks_idle = 0;     // ... while in the idle loop (sets got_idle_tick)
-  std::uint64_t ticks_busy = 0;     // ... while a task or the kernel ran
-  std::uint64_t stops = 0;          // transitions to tick_stopped
-  std::uint64_t restarts = 0;       // tick_nohz_restart_sched_tick()
-  std::uint64_t retains = 0;        // tick_nohz_idle_retain_tick()
-  std::uint64_t do_timer_handovers = 0;  // gave up tick_do_timer_cpu on stop
-  std::uint64_t do_timer_takeovers = 0;  // took tick_do_timer_cpu in the tick handler
-  std::uint64_t ticks_user = 0;          // ... taken while a task ran in user space
-  std::uint64_t ticks_polling = 0;       // ... taken while the CPU polled in idle
-  std::uint64_t kept_for_reason = 0;     // RCU / irq_work / softirq kept the tick
-  std::uint64_t user_entry_stops = 0;    // 2026 series P1(c) stops on return to user
-  std::uint64_t dep_kicks = 0;           // TICK_DEP_BIT_SCHED set on a stopped nohz_full CPU
+  VTICK_STATS(VTICK_TICK_SCHED_STATS)
 };
 
 class TickSched {

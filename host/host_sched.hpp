@@ -1,6 +1,7 @@
 // The host's kernel/sched on the VM's hardware threads (vCPU threads and host threads),
 // and the host idle governor (drivers/cpuidle menu / hardware promotion) for idle ones.
 #pragma once
+#include "core/stats.hpp"
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -61,12 +62,14 @@ struct HostThread {
   bool is_vcpu = false;
 };
 
+#define VTICK_HOST_CPU_STATS(C)                                                                                      \
+  C(std::uint64_t, idle_entries, "idle_entries", "count", Counter, "do_idle() entries of the host CPU")            \
+  C(std::uint64_t, switches, "sched.switches", "count", Counter, "host context switches on this hardware thread")  \
+  C(std::uint64_t, preemptions, "sched.preemptions", "count", Counter, "host preemptions of a running thread here")
 struct HostCpuStats {
-  std::uint64_t idle_entries = 0;
-  std::uint64_t wakeups_from[kNumCStates] = {0, 0, 0};  // wake-ups by the state left
-  std::uint64_t switches = 0;
-  std::uint64_t preemptions = 0;
-  std::uint64_t menu_choices[kNumCStates] = {0, 0, 0};
+  VTICK_STATS(VTICK_HOST_CPU_STATS)
+  std::uint64_t wakeups_from[kNumCStates] = {0, 0, 0};  // wake-ups by the state left ("wakeups_from.<C>")
+  std::uint64_t menu_choices[kNumCStates] = {0, 0, 0};  // the idle governor's choices ("menu_choices.<C>")
 };
 
 class HostCpu {

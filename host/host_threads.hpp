@@ -2,6 +2,7 @@
 // VMM's block I/O thread (iothread / io_uring worker), the vhost-net worker and
 // background noise (host kthreads, other tenants' work, monitoring agents).
 #pragma once
+#include "core/stats.hpp"
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -55,11 +56,13 @@ struct VhostParams {
   VTICK_PARAMS(VhostParams, VTICK_VHOST_PARAMS);
 };
 
+#define VTICK_HOST_THREAD_STATS(C)                                                                                   \
+  C(std::uint64_t, wakeups, "wakeups", "count", Counter, "try_to_wake_up() of the thread")                         \
+  C(std::uint64_t, preemptions, "preemptions", "count", Counter, "the thread preempted while running")             \
+  C(sim_ns, run_ns, "run_ns", "ns", Counter, "time it ran (se.sum_exec_runtime)")                                  \
+  C(sim_ns, run_delay_ns, "run_delay_ns", "ns", Counter, "time it waited runnable (schedstat run_delay)")
 struct HostThreadStats {
-  std::uint64_t wakeups = 0;
-  std::uint64_t preemptions = 0;
-  sim_ns run_ns = 0;
-  sim_ns run_delay_ns = 0;
+  VTICK_STATS(VTICK_HOST_THREAD_STATS)
 };
 
 // A host thread's actor body: run `work` ns on its CPU, giving the CPU up when the host

@@ -1,5 +1,6 @@
 // virt/kvm/kvm_main.c: the halt-polling rules of kvm_vcpu_halt() and the KVM halt stats.
 #pragma once
+#include "core/stats.hpp"
 #include <cstdint>
 
 #include "core/time.hpp"
@@ -8,16 +9,19 @@
 namespace vtick {
 
 // The generic per-vCPU stats of struct kvm_vcpu_stat_generic that halting touches.
+// (KVM_GENERIC_VCPU_STATS() in include/linux/kvm_host.h, the names of debugfs/binary stats)
+#define VTICK_KVM_HALT_STATS(C)                                                                                      \
+  C(std::uint64_t, halt_attempted_poll, "kvm.halt_attempted_poll", "count", Counter, "halts that polled")          \
+  C(std::uint64_t, halt_successful_poll, "kvm.halt_successful_poll", "count", Counter, "polls that ended the halt (never scheduled out)") \
+  C(std::uint64_t, halt_poll_invalid, "kvm.halt_poll_invalid", "count", Counter, "invalid wake-ups while polling (s390 only: 0)") \
+  C(std::uint64_t, halt_wakeup, "kvm.halt_wakeup", "count", Counter, "wake-ups of a blocked vCPU (kvm_vcpu_block)") \
+  C(sim_ns, halt_poll_success_ns, "kvm.halt_poll_success_ns", "ns", Counter, "time in successful polls")          \
+  C(sim_ns, halt_poll_fail_ns, "kvm.halt_poll_fail_ns", "ns", Counter, "time in polls that then blocked")          \
+  C(sim_ns, halt_wait_ns, "kvm.halt_wait_ns", "ns", Counter, "time blocked (scheduled out) in kvm_vcpu_block()")   \
+  C(std::uint64_t, halt_poll_grow, "kvm.halt_poll_grow", "count", Counter, "grow_halt_poll_ns() that changed the window (trace_kvm_halt_poll_ns grow)") \
+  C(std::uint64_t, halt_poll_shrink, "kvm.halt_poll_shrink", "count", Counter, "shrink_halt_poll_ns() that changed the window")
 struct KvmHaltStats {
-  std::uint64_t halt_successful_poll = 0;
-  std::uint64_t halt_attempted_poll = 0;
-  std::uint64_t halt_poll_invalid = 0;   // only s390 reports invalid wake-ups; stays 0 here
-  std::uint64_t halt_wakeup = 0;
-  sim_ns halt_poll_success_ns = 0;
-  sim_ns halt_poll_fail_ns = 0;
-  sim_ns halt_wait_ns = 0;
-  std::uint64_t halt_poll_grow = 0;      // model counters: grow/shrink events
-  std::uint64_t halt_poll_shrink = 0;
+  VTICK_STATS(VTICK_KVM_HALT_STATS)
 };
 
 // kvm_vcpu_max_halt_poll_ns(): the per-VM override if set, else the module parameter.

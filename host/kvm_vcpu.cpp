@@ -164,6 +164,7 @@ void KvmVcpu::preempt_exit() {
 }
 
 void KvmVcpu::trace_exit(ExitReason r) {
+  ++st_.vm_exits;
   if (tracing()) trace::kvm_exit(now(), id_, r);
 }
 
@@ -426,7 +427,6 @@ void KvmVcpu::send_ipi(int dest_cpu, IrqVector v) {
 }
 
 void KvmVcpu::write_poll_control(bool host_poll_allowed) {
-  ++st_.poll_ctl_writes;
   poll_control_ = host_poll_allowed;
   if (vm_.costs().isa == Isa::X86_64) {
     trace_exit(ExitReason::PollControl);

@@ -2,6 +2,7 @@
 // arms its sw hrtimer / bg_timer at that deadline; these are named, switchable policies
 // a host or hypervisor could have. All are off unless configured.
 #pragma once
+#include "core/stats.hpp"
 #include <cstdint>
 #include <string>
 
@@ -38,10 +39,12 @@ struct TimerAwareParams {
   VTICK_PARAMS(TimerAwareParams, VTICK_TIMER_AWARE_PARAMS);
 };
 
+#define VTICK_TIMER_AWARE_STATS(C)                                                                                   \
+  C(std::uint64_t, timer_polls, "host.timer_polls", "count", Counter, "halts polled up to the guest's timer (host.timer_poll)") \
+  C(std::uint64_t, reclaims, "host.reclaims", "count", Counter, "halts that released the hardware thread at once (host.reclaim)") \
+  C(std::uint64_t, keeps, "host.keeps", "count", Counter, "halts that kept spinning on the hardware thread (host.reclaim)")
 struct TimerAwareStats {
-  std::uint64_t timer_polls = 0;   // halts polled up to the guest's timer
-  std::uint64_t reclaims = 0;      // halts that released the thread at once
-  std::uint64_t keeps = 0;         // halts that kept spinning on the thread
+  VTICK_STATS(VTICK_TIMER_AWARE_STATS)
 };
 
 struct HaltPlan {

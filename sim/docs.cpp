@@ -7,6 +7,7 @@
 #include "guest/tick_policy.hpp"
 #include "guest/workloads.hpp"
 #include "platform/arch.hpp"
+#include "sim/collect.hpp"
 #include "sim/scenario.hpp"
 
 namespace vtick {
@@ -81,6 +82,12 @@ std::string parameter_tables_markdown() {
     o << "| `" << p.key << "` | " << cell(type) << " | " << cell(default_text(p)) << " | " << p.unit << " | " << p.help << " | "
       << cell(p.source) << " |\n";
   }
+  o << "\n### Counters (`metrics` of the results JSON, `vtick list metrics`)\n\n"
+       "Counters are differenced over the warm-up; gauges are the state at the end. `vcpu<N>`: a vCPU, `pcpu<T>`: a "
+       "hardware thread, `host.<thread>`: the iothread, vhost or noise<I> thread.\n\n"
+       "| name | kind | unit | meaning |\n|---|---|---|---|\n";
+  for (const auto& m : metric_catalog())
+    o << "| `" << m.name << "` | " << (m.kind == StatKind::Counter ? "counter" : "gauge") << " | " << m.unit << " | " << cell(m.help) << " |\n";
   return o.str();
 }
 

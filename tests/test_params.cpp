@@ -6,7 +6,11 @@
 #include "helpers.hpp"
 #include "guest/params.hpp"
 #include "host/kvm_params.hpp"
+#include "sim/collect.hpp"
 #include "sim/scenario.hpp"
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 
 using namespace vtick;
 
@@ -131,4 +135,40 @@ TEST_CASE("no source spells a key with a literal default beside it (scripts/chec
                     "/sim/old.cpp && python3 " + script + " " + VTICK_BIN + " " + dir + " >/dev/null";
   CHECK(std::system(bad.c_str()) != 0);
   std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_CASE("vtick list metrics names every counter of the results JSON with a unit and a meaning") {
+  auto listed = test::run_cli("list metrics");
+  REQUIRE(listed.status == 0);
+  std::set<std::string> names;
+  std::istringstream in(listed.output);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream w(line);
+    std::string name, kind, unit, help;
+    w >> name >> kind >> unit;
+    std::getline(w, help);
+    INFO(line);
+    CHECK((kind == "counter" || kind == "gauge"));
+    CHECK(help.size() > 3);
+    names.insert(name);
+  }
+  // scenarios that between them reach every scope: both ISAs, SMT, host threads, tasks,
+  // probe timers, hackbench exits, OLTP latencies
+  const char* runs[] = {"scenarios/x86-2vcpu.toml", "scenarios/oci/a1.flex.2-oltp.toml", "scenarios/nohz-full-idle-poll.toml",
+                        "scenarios/teach/wakeup.toml"};
+  std::size_t seen = 0;
+  for (const char* s : runs) {
+    std::string json = test::temp_path("m.json");
+    REQUIRE(test::run_cli(std::string("run ") + VTICK_SOURCE_DIR + "/" + s + " --duration 200ms --set run.warmup=0s --quiet --json " + json).status == 0);
+    auto j = nlohmann::json::parse(test::read_file(json));
+    for (const auto& [k, v] : j["metrics"].items()) {
+      INFO(s << ": " << k);
+      std::string pat = metric_pattern(k);
+      CHECK(names.count(pat) == 1);
+      ++seen;
+    }
+  }
+  CHECK(seen > 500);
+  CHECK(metric_pattern("vcpu3.kvm.halt_exits") == "vcpu<N>.kvm.halt_exits");
+  CHECK(metric_pattern("vcpu3.kvm.no_such_stat").empty());
 }
