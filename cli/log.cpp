@@ -1,6 +1,8 @@
 #include "cli/log.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstring>
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
@@ -31,12 +33,11 @@ const char* const kLevels[] = {"trace", "debug", "info", "warn", "error", "criti
 }  // namespace
 
 void add_log_options(CLI::App* sub, LogOptions& o) {
-  auto* lvl = sub->add_option("--log-level", o.level, "diagnostics on stderr: trace|debug|info|warn|error|critical|off (default info)");
+  sub->add_option("--log-level", o.level, "diagnostics on stderr: trace|debug|info|warn|error|critical|off (default info)");
   auto* v = sub->add_flag("-v", o.verbose, "verbose: --log-level debug");
   auto* q = sub->add_flag("-q", o.quiet, "only warnings and errors, no progress: --log-level warn");
   v->excludes(q);
   q->excludes(v);
-  (void)lvl;
 }
 
 void init_logging() {

@@ -287,10 +287,10 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   });
   // Progress: SimGrid calls this when its clock moves (the model's own clock can run
   // ahead of it, so this is a lower bound); connected once per process, like the engine.
-  static std::function<void(double)>* progress_cb = nullptr;
+  static std::function<void()>* progress_cb = nullptr;
   static bool progress_connected = false;
   sim_ns progress_next = 0, progress_step = std::max<sim_ns>(sc.run.duration / 100, 1);
-  std::function<void(double)> progress = [&](double) {
+  std::function<void()> progress = [&] {
     sim_ns t = from_seconds(sg4::Engine::get_clock());
     if (t < progress_next) return;
     progress_next = (t / progress_step + 1) * progress_step;
@@ -298,7 +298,7 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   };
   if (hooks.progress) {
     progress_cb = &progress;
-    if (!progress_connected) sg4::Engine::on_time_advance_cb([](double dt) { if (progress_cb) (*progress_cb)(dt); });
+    if (!progress_connected) sg4::Engine::on_time_advance_cb([](double) { if (progress_cb) (*progress_cb)(); });
     progress_connected = true;
   }
   engine.run();
