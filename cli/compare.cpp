@@ -277,7 +277,7 @@ int cmd_compare(const CompareOptions& o) {
     // is outside its own confidence interval.
     bool significant = o.seeds > 1 && std::abs(d0.mean) > d0.ci95;
     std::fprintf(table, "\n  ablation: %s change of %s/s (%s vs %s) with one mechanism switched off\n", "%", first.ops_name.c_str(),
-                     o.policies[1].c_str(), o.policies[0].c_str());
+                 o.policies[1].c_str(), o.policies[0].c_str());
     std::fprintf(table, "  %-20s %-44s %18s %18s %8s\n", "switched off", "", "change", "shift [points]", "carried");
     std::fprintf(table, "  %-20s %-44s %18s %18s %8s\n", "(nothing)", "the model as configured", cell(d0, o.seeds).c_str(), "", "");
     for (std::size_t g = 1; g < groups.size(); ++g) {
@@ -290,7 +290,7 @@ int cmd_compare(const CompareOptions& o) {
       double carried_pct = significant ? 100.0 * (d0.mean - d.mean) / d0.mean : 0.0;
       if (significant) std::snprintf(carried, sizeof carried, "%.0f%%", carried_pct);
       std::fprintf(table, "  %-20s %-44s %18s %18s %8s\n", groups[g].label.c_str(), ablations()[g - 1].second.c_str(),
-                       cell(d, o.seeds).c_str(), cell(sh, o.seeds).c_str(), carried);
+                   cell(d, o.seeds).c_str(), cell(sh, o.seeds).c_str(), carried);
       json row = {{"mechanism", groups[g].label},
                             {"delta_pct", {{"mean", d.mean}, {"ci95", d.ci95}, {"n", d.n}}},
                             {"shift_points", {{"mean", sh.mean}, {"ci95", sh.ci95}, {"n", sh.n}}}};
