@@ -1,11 +1,13 @@
 // vtick subcommands; each returns the process exit status (0 ok, 1 failure, 2 bad input).
 #pragma once
+#include <set>
 #include <string>
 #include <vector>
 
 namespace vtick {
 
-// Writes through a temporary file and a rename: readers never see half a file.
+// write_output() of cli/output.hpp for a caller that names no option: "-" is stdout, a
+// regular file is written through a temporary file and a rename, a FIFO or device in place.
 bool write_file_atomic(const std::string& path, const std::string& text);
 
 struct RunOptions {
@@ -18,6 +20,7 @@ struct RunOptions {
   std::string trace_window; // START:END
   bool quiet = false;
   bool timing = false;
+  std::set<std::string> given;  // output options on the command line (--json "" is refused, not ignored)
 };
 
 int cmd_run(const RunOptions& o);
@@ -34,6 +37,7 @@ struct CompareOptions {
   int seeds = 1;
   int jobs = 0;  // 0: number of cores
   std::string json_path;
+  bool json_given = false;
   bool quiet = false;
   bool ablate = false;
 };
@@ -47,6 +51,7 @@ struct SweepOptions {
   bool list = false;   // print the grid with indices
   bool resume = false; // run only the points without a result
   bool collect = false;// only rebuild the tables from the results there
+  bool force = false;  // --collect / --resume: accept run files of another revision or scenario
   bool quiet = false;
 };
 int cmd_sweep(const SweepOptions& o);

@@ -1,14 +1,20 @@
 // vtick compare: one scenario under several tick policies (or values of any key), over
 // seeds, side by side; with --ablate, again with each mechanism switched off in turn.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "cli/progress.hpp"
 #include "guest/tick_policy.hpp"
 #include "sim/fork_pool.hpp"
+#include "sim/manifest.hpp"
 #include "sim/results.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simulation.hpp"
@@ -39,10 +45,37 @@ const std::vector<std::pair<std::string, std::string>>& ablations() {
   return a;
 }
 
+constexpr double kUndefined = std::numeric_limits<double>::quiet_NaN();
+
+// n/a for what is undefined: no sample, nothing to divide by.
 std::string cell(const SampleStats& s, int seeds) {
   char b[64];
-  if (seeds > 1) std::snprintf(b, sizeof b, "%.1f +-%.1f", s.mean, s.ci95);
+  if (s.n == 0 || !std::isfinite(s.mean)) return "n/a";
+  if (seeds > 1 && std::isfinite(s.ci95)) std::snprintf(b, sizeof b, "%.1f +-%.1f", s.mean, s.ci95);
+  else if (seeds > 1) std::snprintf(b, sizeof b, "%.1f +-n/a", s.mean);
   else std::snprintf(b, sizeof b, "%.1f", s.mean);
+  return b;
+}
+
+// A summary value; null (undefined in that run) is NaN.
+double summary_value(const json& run, const std::string& key) {
+  if (!run.is_object() || !run.contains("summary")) return kUndefined;
+  const json& s = run["summary"];
+  return s.contains(key) && s[key].is_number() ? s[key].get<double>() : kUndefined;
+}
+
+// The change from base to v: in % where that means something (relative_change_meaningful),
+// else the absolute difference in the metric's unit ("+545.0/s abs").
+std::string change_text(double base, double v, const std::string& unit) {
+  char b[48];
+  if (!std::isfinite(base) || !std::isfinite(v)) return " (n/a)";
+  if (relative_change_meaningful(base, v)) {
+    std::snprintf(b, sizeof b, " (%+.1f%%)", 100.0 * (v - base) / base);
+    return b;
+  }
+  if (v == base) return "";  // both zero: nothing changed, nothing to say
+  std::string u = unit == "1/s" ? "/s" : unit.rfind('%', 0) == 0 ? " pts" : unit.empty() ? "" : " " + unit;
+  std::snprintf(b, sizeof b, " (%+.1f%s abs)", v - base, u.c_str());
   return b;
 }
 
@@ -50,7 +83,7 @@ std::string cell(const SampleStats& s, int seeds) {
 
 int cmd_compare(const CompareOptions& o) {
   if (o.policies.empty()) {
-    std::fprintf(stderr, "vtick: compare: give at least one value to compare\n");
+    spdlog::error("compare: give at least one value to compare");
     return 2;
   }
   if (o.key == "guest.tick_policy")
@@ -58,13 +91,15 @@ int cmd_compare(const CompareOptions& o) {
       if (TickPolicyId id; !parse_enum(p, id)) {
         std::string allowed;
         for (const auto& q : tick_policies()) allowed += std::string(allowed.empty() ? "" : ", ") + tick_policy_name(q);
-        std::fprintf(stderr, "vtick: --policies: unknown policy '%s'; allowed: %s\n", p.c_str(), allowed.c_str());
+        spdlog::error("--policies: unknown policy '{}'; allowed: {}", p, allowed);
         return 2;
       }
   if (o.ablate && o.policies.size() < 2) {
-    std::fprintf(stderr, "vtick: compare --ablate needs two values to compare (e.g. --policies legacy,got_tick)\n");
+    spdlog::error("compare --ablate needs two values to compare (e.g. --policies legacy,got_tick)");
     return 2;
   }
+  if (o.json_given)
+    if (int rc = check_output("--json", o.json_path)) return rc;
   std::vector<Group> groups = {{"", {}}};
   if (o.ablate)
     for (const auto& [key, what] : ablations()) groups.push_back({key, {"ablate." + key + "=true"}});
@@ -80,7 +115,7 @@ int cmd_compare(const CompareOptions& o) {
         load_scenario(o.scenario, sets);
       }
   } catch (const InputError& e) {
-    std::fprintf(stderr, "vtick: %s\n", e.what());
+    spdlog::error("{}", e.what());
     return 2;
   }
   const int np = static_cast<int>(o.policies.size());
@@ -88,7 +123,7 @@ int cmd_compare(const CompareOptions& o) {
   const int n = per_group * static_cast<int>(groups.size());
   char tmpl[] = "/tmp/vtick-compare-XXXXXX";
   if (!mkdtemp(tmpl)) {
-    std::fprintf(stderr, "vtick: cannot create a temporary directory\n");
+    spdlog::error("cannot create a temporary directory in /tmp");
     return 1;
   }
   std::string dir = tmpl;
@@ -104,23 +139,20 @@ int cmd_compare(const CompareOptions& o) {
     sets.push_back("run.seed=" + std::to_string(seed_of(i)));
     return sets;
   };
-  int finished = 0;
+  Progress bar(n, o.quiet);
   auto status = run_forked(
       n, o.jobs > 0 ? o.jobs : default_jobs(),
       [&](int i) {
         Scenario sc = load_scenario(o.scenario, job_sets(i));
         RunResult r = run_simulation(sc);
-        if (!write_file_atomic(out_path(i), results_json(sc, r, true))) return 1;
+        if (!write_output("", out_path(i), results_json(sc, r, true))) return 1;
         return r.failed ? 1 : 0;
       },
       [&](int i, int rc) {
-        ++finished;
-        if (!o.quiet) {
-          const Group& g = groups[static_cast<size_t>(group_of(i))];
-          std::fprintf(stderr, "[%d/%d] %s%s%s seed %llu %s\n", finished, n, o.policies[static_cast<size_t>(policy_of(i))].c_str(),
-                       g.label.empty() ? "" : " without ", g.label.c_str(), static_cast<unsigned long long>(seed_of(i)),
-                       rc == 0 ? "done" : "FAILED");
-        }
+        const Group& g = groups[static_cast<size_t>(group_of(i))];
+        bar.step(o.policies[static_cast<size_t>(policy_of(i))] + (g.label.empty() ? "" : " without " + g.label) + " seed " +
+                     std::to_string(seed_of(i)),
+                 rc == 0);
       });
 
   std::vector<json> runs(static_cast<size_t>(n));
@@ -134,8 +166,7 @@ int cmd_compare(const CompareOptions& o) {
     if (status[static_cast<size_t>(i)] != 0) {
       ++failures;
       std::string err = runs[static_cast<size_t>(i)].is_object() ? runs[static_cast<size_t>(i)]["manifest"].value("error", "") : "no result";
-      std::fprintf(stderr, "vtick: run %s seed %llu failed: %s\n", o.policies[static_cast<size_t>(policy_of(i))].c_str(),
-                   static_cast<unsigned long long>(seed_of(i)), err.c_str());
+      spdlog::error("run {} seed {} failed: {}", o.policies[static_cast<size_t>(policy_of(i))], seed_of(i), err);
     }
   }
   rmdir(dir.c_str());
@@ -149,23 +180,30 @@ int cmd_compare(const CompareOptions& o) {
   std::vector<Headline> rows = headlines(base, first);
   auto stats_of = [&](int g, int p, const std::string& key) {
     std::vector<double> xs;
-    for (int s = 0; s < o.seeds; ++s) xs.push_back(runs[static_cast<size_t>(g * per_group + p * o.seeds + s)]["summary"].value(key, 0.0));
+    for (int s = 0; s < o.seeds; ++s) xs.push_back(summary_value(runs[static_cast<size_t>(g * per_group + p * o.seeds + s)], key));
     return std::make_pair(sample_stats(xs), xs);
   };
-  auto delta_pct = [](double a, double b) { return a != 0 ? 100.0 * (b - a) / a : 0.0; };
+  auto delta_pct = [](double a, double b) { return a != 0 && std::isfinite(a) && std::isfinite(b) ? 100.0 * (b - a) / a : kUndefined; };
   // Change of the workload metric of value p against the first value in group g, paired
   // by seed (the same seed under both): its spread is the spread of the difference itself.
   auto paired_deltas = [&](int g, int p) {
     std::vector<double> ds;
     for (int s = 0; s < o.seeds; ++s) {
-      double a = runs[static_cast<size_t>(g * per_group + s)]["summary"].value("ops_per_s", 0.0);
-      double b = runs[static_cast<size_t>(g * per_group + p * o.seeds + s)]["summary"].value("ops_per_s", 0.0);
+      double a = summary_value(runs[static_cast<size_t>(g * per_group + s)], "ops_per_s");
+      double b = summary_value(runs[static_cast<size_t>(g * per_group + p * o.seeds + s)], "ops_per_s");
       ds.push_back(delta_pct(a, b));
     }
     return ds;
   };
 
   json out;
+  {
+    std::vector<std::uint64_t> seeds;
+    for (int s = 0; s < o.seeds; ++s) seeds.push_back(base.run.seed + static_cast<std::uint64_t>(s));
+    out["manifest"] = manifest_json(base, seeds);  // the scenario before the varied key is applied
+    out["manifest"]["varied_key"] = o.key;
+    out["manifest"]["values"] = o.policies;
+  }
   out["scenario"] = base.source;
   out["seeds"] = o.seeds;
   out["first_seed"] = base.run.seed;
@@ -181,7 +219,11 @@ int cmd_compare(const CompareOptions& o) {
       auto [ss, xs] = stats_of(0, p, rows[h].key);
       st[static_cast<size_t>(p)][h] = ss;
       pj["summary"][rows[h].key] = {{"mean", ss.mean}, {"stddev", ss.stddev}, {"ci95", ss.ci95}, {"n", ss.n}, {"values", xs}};
-      if (p > 0) pj["delta_pct"][rows[h].key] = delta_pct(st[0][h].mean, ss.mean);
+      if (p > 0) {
+        double b = st[0][h].mean;
+        pj["delta_pct"][rows[h].key] = relative_change_meaningful(b, ss.mean) ? json(delta_pct(b, ss.mean)) : json(nullptr);
+        pj["delta"][rows[h].key] = std::isfinite(b) && std::isfinite(ss.mean) ? json(ss.mean - b) : json(nullptr);
+      }
     }
     if (p > 0) {
       SampleStats d = sample_stats(paired_deltas(0, p));
@@ -192,39 +234,38 @@ int cmd_compare(const CompareOptions& o) {
   out["config"] = runs[0]["config"];
   out["config"]["run"].erase("seed");
 
-  std::printf("%s\n", version_line().c_str());
-  std::printf("scenario %s: %s (%s), %d vCPU, HZ=%d, workload %s; %s varied; %d seed%s from %llu; CPU time %.1f s\n\n",
-              base.source.c_str(), base.shape.name.c_str(), base.shape.arch.c_str(), base.vcpus, base.guest.hz,
-              enum_name(base.workload.kind), o.key.c_str(), o.seeds, o.seeds > 1 ? "s" : "",
-              static_cast<unsigned long long>(base.run.seed), wall);
-  std::printf("  %-44s", "");
-  for (int p = 0; p < np; ++p) std::printf(" %24s", o.policies[static_cast<size_t>(p)].c_str());
-  std::printf("\n");
+  // The table is for people: on stderr when the JSON goes to stdout.
+  std::FILE* table = o.json_given && output_is_stdout(o.json_path) ? stderr : stdout;
+  std::fprintf(table, "%s\n", version_line().c_str());
+  std::fprintf(table, "scenario %s: %s (%s), %d vCPU, HZ=%d, workload %s; %s varied; %d seed%s from %llu; wall time of the runs, summed: %.1f s\n\n",
+               base.source.c_str(), base.shape.name.c_str(), base.shape.arch.c_str(), base.vcpus, base.guest.hz,
+               enum_name(base.workload.kind), o.key.c_str(), o.seeds, o.seeds > 1 ? "s" : "",
+               static_cast<unsigned long long>(base.run.seed), wall);
+  std::fprintf(table, "  %-44s", "");
+  for (int p = 0; p < np; ++p) std::fprintf(table, " %24s", o.policies[static_cast<size_t>(p)].c_str());
+  std::fprintf(table, "\n");
   for (std::size_t h = 0; h < rows.size(); ++h) {
     bool any = !rows[h].optional;
     for (int p = 0; p < np; ++p) any |= st[static_cast<size_t>(p)][h].mean != 0;
     if (!any) continue;
-    std::printf("  %-44s", (rows[h].label + (rows[h].unit == "1/s" || rows[h].unit.empty() ? "" : " [" + rows[h].unit + "]")).c_str());
+    std::fprintf(table, "  %-44s", (rows[h].label + (rows[h].unit == "1/s" || rows[h].unit.empty() ? "" : " [" + rows[h].unit + "]")).c_str());
     for (int p = 0; p < np; ++p) {
       const SampleStats& ss = st[static_cast<size_t>(p)][h];
       std::string c = cell(ss, o.seeds);
-      if (p > 0 && st[0][h].mean != 0) {
-        char d[32];
-        std::snprintf(d, sizeof d, " (%+.1f%%)", delta_pct(st[0][h].mean, ss.mean));
-        c += d;
-      }
-      std::printf(" %24s", c.c_str());
+      if (p > 0) c += change_text(st[0][h].mean, ss.mean, rows[h].unit);
+      std::fprintf(table, " %24s", c.c_str());
     }
-    std::printf("\n");
+    std::fprintf(table, "\n");
   }
   if (np > 1) {
-    std::printf("  %-44s", ("change of " + first.ops_name + "/s, paired by seed [%]").c_str());
-    std::printf(" %24s", "");
-    for (int p = 1; p < np; ++p) std::printf(" %24s", cell(sample_stats(paired_deltas(0, p)), o.seeds).c_str());
-    std::printf("\n");
+    std::fprintf(table, "  %-44s", ("change of " + first.ops_name + "/s, paired by seed [%]").c_str());
+    std::fprintf(table, " %24s", "");
+    for (int p = 1; p < np; ++p) std::fprintf(table, " %24s", cell(sample_stats(paired_deltas(0, p)), o.seeds).c_str());
+    std::fprintf(table, "\n");
   }
-  if (o.seeds > 1) std::printf("\n  mean +- 95%% confidence interval over seeds; (%%) change against %s\n", o.policies[0].c_str());
-  else std::printf("\n  (%%) change against %s; one seed: use --seeds N for confidence intervals\n", o.policies[0].c_str());
+  if (o.seeds > 1) std::fprintf(table, "\n  mean +- 95%% confidence interval over seeds; (%%) change against %s\n", o.policies[0].c_str());
+  else std::fprintf(table, "\n  (%%) change against %s; one seed: use --seeds N for confidence intervals\n", o.policies[0].c_str());
+  std::fprintf(table, "  (abs): the difference instead, where the baseline is zero or more than 10x smaller than the value; n/a: undefined\n");
 
   if (o.ablate) {
     // Delta of the workload metric between the first two values, per ablation: what the
@@ -235,10 +276,10 @@ int cmd_compare(const CompareOptions& o) {
     // "carried" is the share of a difference that exists: only when the baseline delta
     // is outside its own confidence interval.
     bool significant = o.seeds > 1 && std::abs(d0.mean) > d0.ci95;
-    std::printf("\n  ablation: %s change of %s/s (%s vs %s) with one mechanism switched off\n", "%", first.ops_name.c_str(),
-                o.policies[1].c_str(), o.policies[0].c_str());
-    std::printf("  %-20s %-44s %18s %18s %8s\n", "switched off", "", "change", "shift [points]", "carried");
-    std::printf("  %-20s %-44s %18s %18s %8s\n", "(nothing)", "the model as configured", cell(d0, o.seeds).c_str(), "", "");
+    std::fprintf(table, "\n  ablation: %s change of %s/s (%s vs %s) with one mechanism switched off\n", "%", first.ops_name.c_str(),
+                 o.policies[1].c_str(), o.policies[0].c_str());
+    std::fprintf(table, "  %-20s %-44s %18s %18s %8s\n", "switched off", "", "change", "shift [points]", "carried");
+    std::fprintf(table, "  %-20s %-44s %18s %18s %8s\n", "(nothing)", "the model as configured", cell(d0, o.seeds).c_str(), "", "");
     for (std::size_t g = 1; g < groups.size(); ++g) {
       std::vector<double> ds = group_deltas(static_cast<int>(g));
       SampleStats d = sample_stats(ds);
@@ -248,8 +289,8 @@ int cmd_compare(const CompareOptions& o) {
       char carried[32] = "-";
       double carried_pct = significant ? 100.0 * (d0.mean - d.mean) / d0.mean : 0.0;
       if (significant) std::snprintf(carried, sizeof carried, "%.0f%%", carried_pct);
-      std::printf("  %-20s %-44s %18s %18s %8s\n", groups[g].label.c_str(), ablations()[g - 1].second.c_str(),
-                  cell(d, o.seeds).c_str(), cell(sh, o.seeds).c_str(), carried);
+      std::fprintf(table, "  %-20s %-44s %18s %18s %8s\n", groups[g].label.c_str(), ablations()[g - 1].second.c_str(),
+                   cell(d, o.seeds).c_str(), cell(sh, o.seeds).c_str(), carried);
       json row = {{"mechanism", groups[g].label},
                             {"delta_pct", {{"mean", d.mean}, {"ci95", d.ci95}, {"n", d.n}}},
                             {"shift_points", {{"mean", sh.mean}, {"ci95", sh.ci95}, {"n", sh.n}}}};
@@ -257,13 +298,10 @@ int cmd_compare(const CompareOptions& o) {
       out["ablation"].push_back(std::move(row));
     }
     if (!significant)
-      std::printf("  carried: -, the difference itself is not significant (|mean| <= its 95%% interval)\n");
+      std::fprintf(table, "  carried: -, the difference itself is not significant (|mean| <= its 95%% interval)\n");
     out["ablation_baseline_delta_pct"] = {{"mean", d0.mean}, {"ci95", d0.ci95}, {"n", d0.n}};
   }
-  if (!o.json_path.empty() && !write_file_atomic(o.json_path, out.dump(2) + "\n")) {
-    std::fprintf(stderr, "vtick: cannot write %s\n", o.json_path.c_str());
-    return 2;
-  }
+  if (o.json_given && !write_output("--json", o.json_path, out.dump(2) + "\n")) return 1;
   return 0;
 }
 

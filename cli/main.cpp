@@ -1,13 +1,18 @@
 // The vtick command line.
 #include <CLI/CLI.hpp>
-#include <cstdio>
+#include <spdlog/spdlog.h>
 
 #include "cli/commands.hpp"
+#include "cli/log.hpp"
+#include "cli/output.hpp"
+#include "sim/manifest.hpp"
 #include "sim/results.hpp"
 
 using namespace vtick;
 
 int main(int argc, char** argv) {
+  init_logging();
+  set_command_line(argc, argv);  // for the manifest of every JSON written
   CLI::App app{"vtick: guest tick/idle policies on a KVM host, co-simulated with SimGrid"};
   app.set_version_flag("--version", version_line());
   app.require_subcommand(1);
@@ -19,7 +24,7 @@ int main(int argc, char** argv) {
   r->add_option("--set", run.sets, "override a key: section.key=value (repeatable)");
   r->add_option("--seed", seed, "random seed (run.seed)");
   r->add_option("--duration", duration, "simulated time, e.g. 10s (run.duration)");
-  r->add_option("--json", run.json_path, "write every counter and the manifest to FILE");
+  r->add_option("--json", run.json_path, "write every counter and the manifest to FILE (- for stdout)");
   r->add_flag("--quiet", run.quiet, "print nothing on success");
   r->add_option("--events", run.events_path, "write every model event (tick_stop, halt, kvm_vcpu_halt, ...) as text lines");
   r->add_flag("--timing", run.timing, "add wall-clock figures to the JSON manifest (not reproducible)");
@@ -70,6 +75,7 @@ int main(int argc, char** argv) {
   w->add_flag("--resume", sw.resume, "run only the points without a complete result in --out");
   w->add_flag("--collect", sw.collect, "run nothing: rebuild runs.csv, summary.csv, delta.csv from the results in --out");
   w->add_flag("--quiet", sw.quiet, "no progress");
+  w->add_flag("--force", sw.force, "--collect / --resume: use run files of another vtick revision or scenario anyway");
 
   PlotOptions po;
   auto* pl = app.add_subcommand("plot", "draw a sweep's figures (SVG and PNG, with gnuplot) into DIR/plots");
@@ -77,32 +83,42 @@ int main(int argc, char** argv) {
   pl->add_option("--at", po.at, "KEY=VALUE: fix a swept key in the per-HZ figures (default platform.vcpus=2 when swept)");
   pl->add_option("--policy", po.policy, "the policy of the change-by-vCPU-count figure (default got_tick)");
 
+  LogOptions log;
+  for (CLI::App* sub : {r, tl, v, l, c, w, pl}) add_log_options(sub, log);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
+  if (int rc = apply_log_options(log)) return rc;
   try {
     if (*r) {
+      for (const char* opt : {"--json", "--events", "--trace", "--ftrace"})
+        if (r->count(opt)) run.given.insert(opt);
       if (!seed.empty()) run.sets.push_back("run.seed=" + seed);
       if (!duration.empty()) run.sets.push_back("run.duration=" + duration);
       return cmd_run(run);
     }
     if (*v) return cmd_validate(vscenario, vsets);
-    if (*tl) return cmd_timeline(tl_trace, tl_svg, tl_window);
+    if (*tl) {
+      if (int rc = check_output("--svg", tl_svg)) return rc;
+      return cmd_timeline(tl_trace, tl_svg, tl_window);
+    }
     if (*l) return cmd_list(what);
     if (*w) return cmd_sweep(sw);
     if (*pl) return cmd_plot(po);
     if (*c) {
       if (policies.empty() && vary.empty()) {
-        std::fprintf(stderr, "vtick compare: give --policies a,b,... or --vary KEY=V1,V2,...\n");
+        spdlog::error("compare: give --policies a,b,... or --vary KEY=V1,V2,...");
         return 2;
       }
+      cmp.json_given = c->count("--json") > 0;
       if (!vary.empty()) {
         auto eq = vary.find('=');
         if (eq == std::string::npos || eq == 0) {
-          std::fprintf(stderr, "vtick compare: --vary expects KEY=V1,V2,...\n");
+          spdlog::error("compare: --vary expects KEY=V1,V2,...");
           return 2;
         }
         cmp.key = vary.substr(0, eq);
@@ -119,7 +135,7 @@ int main(int argc, char** argv) {
       return cmd_compare(cmp);
     }
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "vtick: internal error: %s\n", e.what());
+    spdlog::critical("internal error: {}", e.what());
     return 1;
   }
   return 0;

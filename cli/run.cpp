@@ -1,8 +1,12 @@
 #include <cstdio>
-#include <fstream>
+#include <memory>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include "cli/commands.hpp"
+#include "cli/log.hpp"
+#include "cli/output.hpp"
+#include "cli/progress.hpp"
 #include "core/trace.hpp"
 #include "guest/kernel.hpp"
 #include "guest/tick_policy.hpp"
@@ -21,36 +25,10 @@
 
 namespace vtick {
 
-// Temp file + rename; the temp name is the writer's own (host and pid), so processes
-// writing the same file at once (Slurm array tasks on several nodes writing sweep.json to
-// a shared directory) never mix their bytes.
-bool write_file_atomic(const std::string& path, const std::string& text) {
-  char host[256] = "host";
-  gethostname(host, sizeof host - 1);
-  std::string tmp = path + ".tmp." + host + "." + std::to_string(getpid());
-  bool ok;
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!f) return false;
-    f << text;
-    ok = static_cast<bool>(f);
-  }
-  if (ok && std::rename(tmp.c_str(), path.c_str()) == 0) return true;
-  std::remove(tmp.c_str());
-  return false;
-}
+// Kept for callers that name no option (vtick timeline): the shared output rules.
+bool write_file_atomic(const std::string& path, const std::string& text) { return write_output("", path, text); }
 
 namespace {
-
-// Fails early, before a long run, when `path` cannot be written.
-bool writable(const std::string& path) {
-  std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "w");
-  if (!f) return false;
-  std::fclose(f);
-  std::remove(tmp.c_str());
-  return true;
-}
 
 // vtick run --events: one line per model event, its fields by name (core/trace_events.hpp).
 struct TextSink : EventSink {
@@ -100,14 +78,10 @@ struct TeeSink : EventSink {
 
 constexpr std::size_t kLargeTrace = 100u << 20;
 
-bool write_trace(const std::string& path, const std::string& text) {
-  if (!write_file_atomic(path, text)) {
-    std::fprintf(stderr, "vtick: cannot write %s\n", path.c_str());
-    return false;
-  }
+bool write_trace(const std::string& option, const std::string& path, const std::string& text) {
+  if (!write_output(option, path, text)) return false;
   if (text.size() > kLargeTrace)
-    std::fprintf(stderr, "vtick: warning: %s is %zu MB, more than a trace viewer handles well; use --trace-window START:END\n",
-                 path.c_str(), text.size() >> 20);
+    spdlog::warn("{} is {} MB, more than a trace viewer handles well; use --trace-window START:END", path, text.size() >> 20);
   return true;
 }
 
@@ -118,7 +92,7 @@ int cmd_run(const RunOptions& o) {
   try {
     sc = load_scenario(o.scenario, o.sets);
   } catch (const InputError& e) {
-    std::fprintf(stderr, "vtick: %s\n", e.what());
+    spdlog::error("{}", e.what());
     return 2;
   }
   bool tracing = !o.trace_path.empty() || !o.ftrace_path.empty();
@@ -126,35 +100,43 @@ int cmd_run(const RunOptions& o) {
   if (!o.trace_window.empty()) {
     std::string err;
     if (!tracing) {
-      std::fprintf(stderr, "vtick: --trace-window needs --trace FILE or --ftrace FILE\n");
+      spdlog::error("--trace-window needs --trace FILE or --ftrace FILE");
       return 2;
     }
     if (!parse_trace_window(o.trace_window, ws, we, err)) {
-      std::fprintf(stderr, "vtick: --trace-window: %s\n", err.c_str());
+      spdlog::error("--trace-window: {}", err);
       return 2;
     }
     if (ws >= sc.run.duration) {
-      std::fprintf(stderr, "vtick: --trace-window: starts at or after the end of the run (run.duration %s)\n",
-                   format_duration(sc.run.duration).c_str());
+      spdlog::error("--trace-window: starts at or after the end of the run (run.duration {})", format_duration(sc.run.duration));
       return 2;
     }
   }
-  for (const std::string* p : {&o.trace_path, &o.ftrace_path})
-    if (!p->empty() && !writable(*p)) {
-      std::fprintf(stderr, "vtick: cannot write %s\n", p->c_str());
-      return 2;
+  // Every output checked before the run; at most one of them on stdout.
+  const std::pair<const char*, const std::string*> outputs[] = {
+      {"--json", &o.json_path}, {"--events", &o.events_path}, {"--trace", &o.trace_path}, {"--ftrace", &o.ftrace_path}};
+  const char* on_stdout = nullptr;
+  for (const auto& [opt, path] : outputs) {
+    if (!o.given.count(opt)) continue;
+    if (int rc = check_output(opt, *path)) return rc;
+    if (output_is_stdout(*path)) {
+      if (on_stdout) {
+        spdlog::error("{} and {} both write to stdout: give one of them a file", on_stdout, opt);
+        return 2;
+      }
+      on_stdout = opt;
     }
+  }
   TextSink text;
   TraceWriter trace(ws, we);
   TeeSink tee;
   SimHooks hooks;
-  if (!o.events_path.empty()) {
-    text.f = std::fopen(o.events_path.c_str(), "w");
+  std::unique_ptr<OutputFile> events;
+  if (o.given.count("--events")) {
+    events = std::make_unique<OutputFile>("--events", o.events_path);
+    if (!events->open()) return 2;
+    text.f = events->file();
     text.x86 = sc.costs.isa == Isa::X86_64;
-    if (!text.f) {
-      std::fprintf(stderr, "vtick: cannot write %s\n", o.events_path.c_str());
-      return 2;
-    }
     tee.sinks.push_back(&text);
   }
   if (tracing) {
@@ -162,22 +144,23 @@ int cmd_run(const RunOptions& o) {
     hooks.vm_setup = [&](Kvm& vm, GuestKernel& k) { trace.describe(trace_topology(sc, vm, k)); };
   }
   if (!tee.sinks.empty()) hooks.sink = tee.sinks.size() == 1 ? tee.sinks.front() : &tee;
+  RunProgress progress(sc.run.duration);
+  if (!o.quiet && progress_enabled() && isatty(2)) hooks.progress = [&](sim_ns t) { progress.update(t); };
   RunResult r = run_simulation(sc, hooks);
-  if (text.f) std::fclose(text.f);
+  progress.clear();
   int status = 0;
+  if (events && !events->commit()) status = 1;
   if (tracing) {
     // written for a failed run too: it shows what happened up to the failure
     trace.finish(r.failed ? -1 : sc.run.duration);
-    if (!o.trace_path.empty() && !write_trace(o.trace_path, trace.json())) status = 2;
-    if (!o.ftrace_path.empty() && !write_trace(o.ftrace_path, trace.ftrace())) status = 2;
+    if (!o.trace_path.empty() && !write_trace("--trace", o.trace_path, trace.json())) status = 1;
+    if (!o.ftrace_path.empty() && !write_trace("--ftrace", o.ftrace_path, trace.ftrace())) status = 1;
   }
-  if (!o.json_path.empty() && !write_file_atomic(o.json_path, results_json(sc, r, o.timing))) {
-    std::fprintf(stderr, "vtick: cannot write %s\n", o.json_path.c_str());
-    return 2;
-  }
-  if (!o.quiet || r.failed) print_run_table(r.failed ? stderr : stdout, sc, r);
+  if (o.given.count("--json") && !write_output("--json", o.json_path, results_json(sc, r, o.timing))) status = 1;
+  // The table is for people: on stderr when the data goes to stdout.
+  if (!o.quiet || r.failed) print_run_table(r.failed || on_stdout ? stderr : stdout, sc, r);
   if (r.failed) {
-    std::fprintf(stderr, "vtick: simulation failed: %s\n", r.error.c_str());
+    spdlog::error("simulation failed: {}", r.error);
     return 1;
   }
   return status;
@@ -199,7 +182,7 @@ int cmd_validate(const std::string& scenario, const std::vector<std::string>& se
     }
     return 0;
   } catch (const InputError& e) {
-    std::fprintf(stderr, "vtick: %s\n", e.what());
+    spdlog::error("{}", e.what());
     return 2;
   }
 }

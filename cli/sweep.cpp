@@ -1,24 +1,28 @@
 // vtick sweep: the grid of a sweep file, run in forked processes, one result file per
 // run (written atomically), then runs.csv / summary.csv / delta.csv built from the files,
 // so a sweep killed and resumed gives the same CSVs as one that never stopped.
-#include <chrono>
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "cli/progress.hpp"
 #include "cli/sweep_tables.hpp"
 #include "sim/fork_pool.hpp"
+#include "sim/manifest.hpp"
 #include "sim/results.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simulation.hpp"
 #include "sim/sweep.hpp"
 
 namespace vtick {
-
-bool write_file_atomic(const std::string& path, const std::string& text);
 
 using json = nlohmann::ordered_json;
 
@@ -31,6 +35,12 @@ bool make_dirs(const std::string& path) {
     i = path.find('/', i + 1);
     p = path.substr(0, i);
     if (!p.empty() && mkdir(p.c_str(), 0777) != 0 && errno != EEXIST) return false;
+  }
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return false;
+  if (!S_ISDIR(st.st_mode)) {
+    errno = ENOTDIR;
+    return false;
   }
   return true;
 }
@@ -57,45 +67,6 @@ json grid_json(const SweepSpec& s, const std::vector<SweepPoint>& grid) {
   return j;
 }
 
-std::string hms(double s) {
-  char b[32];
-  long t = static_cast<long>(s + 0.5);
-  if (t >= 3600) std::snprintf(b, sizeof b, "%ldh%02ldm", t / 3600, (t / 60) % 60);
-  else if (t >= 60) std::snprintf(b, sizeof b, "%ldm%02lds", t / 60, t % 60);
-  else std::snprintf(b, sizeof b, "%lds", t);
-  return b;
-}
-
-// A bar redrawn in place on a terminal; plain lines otherwise (logs, CI, Slurm).
-class Progress {
- public:
-  Progress(int total, bool quiet) : total_(total), quiet_(quiet), tty_(isatty(2)), t0_(std::chrono::steady_clock::now()) {}
-  void step(int index, bool ok) {
-    ++done_;
-    if (!ok) ++failed_;
-    if (quiet_) return;
-    double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-    double rate = el > 0 ? done_ / el : 0;
-    std::string eta = rate > 0 ? hms((total_ - done_) / rate) : "?";
-    if (tty_) {
-      int w = 30, fill = total_ ? w * done_ / total_ : w;
-      std::fprintf(stderr, "\r[%s%s] %d/%d runs  %.2f runs/s  ETA %s%s   ", std::string(static_cast<size_t>(fill), '#').c_str(),
-                   std::string(static_cast<size_t>(w - fill), '.').c_str(), done_, total_, rate, eta.c_str(),
-                   failed_ ? (" " + std::to_string(failed_) + " failed").c_str() : "");
-      if (done_ == total_) std::fprintf(stderr, "\n");
-    } else {
-      std::fprintf(stderr, "[%d/%d] point %d %s (%.2f runs/s, ETA %s)\n", done_, total_, index, ok ? "done" : "FAILED", rate, eta.c_str());
-    }
-  }
-
- private:
-  int total_, done_ = 0, failed_ = 0;
-  bool quiet_, tty_;
-  std::chrono::steady_clock::time_point t0_;
-};
-
-}  // namespace
-
 bool sweep_result_complete(const std::string& path) {
   std::ifstream f(path);
   if (!f) return false;
@@ -103,24 +74,46 @@ bool sweep_result_complete(const std::string& path) {
   return j.is_object() && j.contains("manifest") && j["manifest"].contains("status") && j.contains("summary");
 }
 
-static bool sweep_result_ok(const std::string& path) {
+bool sweep_result_ok(const std::string& path) {
   std::ifstream f(path);
   json j = f ? json::parse(f, nullptr, false) : json();
   return j.is_object() && j.contains("manifest") && j["manifest"].value("status", "") == "ok";
 }
 
+// Why a run file kept from earlier does not belong to this grid point run by this vtick
+// ("" when it does): another git revision, another scenario (hash), another seed.
+std::string foreign_reason(const std::string& path, const Scenario& point) {
+  std::ifstream f(path);
+  json j = f ? json::parse(f, nullptr, false) : json();
+  if (!j.is_object() || !j.contains("manifest") || !j["manifest"].is_object()) return "";  // not a result: counted as missing
+  const json& m = j["manifest"];
+  auto text = [&](const char* k) { return m.contains(k) && m[k].is_string() ? m[k].get<std::string>() : std::string("none"); };
+  if (text("git_revision") != vtick_git_revision())
+    return "was written by vtick revision " + text("git_revision") + ", this is " + vtick_git_revision();
+  if (text("scenario_hash") != scenario_hash(point))
+    return "was written for another scenario (scenario_hash " + text("scenario_hash") + ", this grid point has " +
+           scenario_hash(point) + ")";
+  if (!m.contains("seed") || !m["seed"].is_number_unsigned() || m["seed"].get<std::uint64_t>() != point.run.seed)
+    return "was written for another seed than this grid point's (" + std::to_string(point.run.seed) + ")";
+  return "";
+}
+
+}  // namespace
+
 int cmd_sweep(const SweepOptions& o) {
   SweepSpec spec;
   std::vector<SweepPoint> grid;
+  Scenario base;
   try {
     spec = load_sweep(o.file);
     grid = sweep_grid(spec);
+    base = load_scenario(spec.scenario, spec.sets);
   } catch (const InputError& e) {
-    std::fprintf(stderr, "vtick: %s\n", e.what());
+    spdlog::error("{}", e.what());
     return 2;
   }
   if (grid.empty()) {
-    std::fprintf(stderr, "vtick: %s: every grid point is excluded\n", o.file.c_str());
+    spdlog::error("{}: every grid point is excluded", o.file);
     return 2;
   }
   if (o.list) {
@@ -132,8 +125,7 @@ int cmd_sweep(const SweepOptions& o) {
     return 0;
   }
   if (o.index >= static_cast<int>(grid.size())) {
-    std::fprintf(stderr, "vtick: --index %d: the grid has points 0 .. %zu (vtick sweep %s --list)\n", o.index, grid.size() - 1,
-                 o.file.c_str());
+    spdlog::error("--index {}: the grid has points 0 .. {} (vtick sweep {} --list)", o.index, grid.size() - 1, o.file);
     return 2;
   }
   std::string dir = o.out;
@@ -142,31 +134,61 @@ int cmd_sweep(const SweepOptions& o) {
     dir = "results/" + stem.substr(0, stem.rfind('.'));
   }
   if (!make_dirs(dir + "/runs")) {
-    std::fprintf(stderr, "vtick: cannot create %s/runs\n", dir.c_str());
+    spdlog::error("--out {}: cannot create {}/runs: {}", dir, dir, std::strerror(errno));
     return 2;
   }
-  // The same grid as the results already there, or none there yet.
+  auto point_scenario = [&](const SweepPoint& p) {
+    std::vector<std::string> sets = spec.sets;
+    for (const auto& s : p.sets()) sets.push_back(s);
+    return load_scenario(spec.scenario, sets);
+  };
+  // The same grid as the results already there, or none there yet. sweep.json also
+  // carries the manifest of the sweep that made it, which is not part of the grid.
   json g = grid_json(spec, grid);
   {
     std::ifstream f(dir + "/sweep.json");
     if (f) {
       json old = json::parse(f, nullptr, false);
+      if (old.is_object()) old.erase("manifest");
       if (old != g) {
-        std::fprintf(stderr, "vtick: %s holds a sweep with another grid (scenario, [set] or axes changed): use another --out\n",
-                     dir.c_str());
+        spdlog::error("{} holds a sweep with another grid (scenario, [set] or axes changed): use another --out", dir);
         return 2;
       }
-    } else if (!write_file_atomic(dir + "/sweep.json", g.dump(2) + "\n")) {
-      std::fprintf(stderr, "vtick: cannot write %s/sweep.json\n", dir.c_str());
-      return 2;
+    } else {
+      std::vector<std::uint64_t> seeds;
+      for (const auto& p : grid) {
+        std::uint64_t s = point_scenario(p).run.seed;
+        if (std::find(seeds.begin(), seeds.end(), s) == seeds.end()) seeds.push_back(s);
+      }
+      json doc;
+      doc["manifest"] = manifest_json(base, seeds);  // the base scenario with [set], before the axes
+      for (auto& [k, v] : g.items()) doc[k] = v;
+      if (!write_output("--out", dir + "/sweep.json", doc.dump(2) + "\n")) return 1;
     }
   }
   int have = 0;
   for (const auto& p : grid) have += sweep_result_complete(run_file(dir, p.index));
   if (!o.collect && o.index < 0 && !o.resume && have > 0) {
-    std::fprintf(stderr, "vtick: %s already holds %d of the %zu results: --resume completes it, --out starts elsewhere\n",
-                 dir.c_str(), have, grid.size());
+    spdlog::error("{} already holds {} of the {} results: --resume completes it, --out starts elsewhere", dir, have, grid.size());
     return 2;
+  }
+  // Results kept from earlier must come from this vtick and this grid point.
+  if (o.collect || o.resume) {
+    int foreign = 0;
+    for (const auto& p : grid) {
+      std::string path = run_file(dir, p.index);
+      if (!sweep_result_complete(path) || (o.resume && !o.collect && !sweep_result_ok(path))) continue;  // run again anyway
+      std::string why = foreign_reason(path, point_scenario(p));
+      if (why.empty()) continue;
+      ++foreign;
+      if (o.force) spdlog::warn("{} {}: used anyway (--force)", path, why);
+      else spdlog::error("{} {}", path, why);
+    }
+    if (foreign && !o.force) {
+      spdlog::error("{} result file{} in {} from another vtick or scenario: rerun them (another --out), or --force to use them", foreign,
+                    foreign > 1 ? "s" : "", dir);
+      return 2;
+    }
   }
 
   if (!o.collect) {
@@ -176,21 +198,19 @@ int cmd_sweep(const SweepOptions& o) {
       for (const auto& p : grid)
         if (!o.resume || !sweep_result_ok(run_file(dir, p.index))) todo.push_back(p.index);
     if (!o.quiet && o.index < 0)
-      std::fprintf(stderr, "vtick sweep: %zu points, %zu to run, %d processes, results in %s\n", grid.size(), todo.size(),
-                   o.jobs > 0 ? o.jobs : default_jobs(), dir.c_str());
+      spdlog::info("sweep: {} points, {} to run, {} processes, results in {}", grid.size(), todo.size(),
+                   o.jobs > 0 ? o.jobs : default_jobs(), dir);
     Progress bar(static_cast<int>(todo.size()), o.quiet);
     run_forked(
         static_cast<int>(todo.size()), o.jobs > 0 ? o.jobs : default_jobs(),
         [&](int i) {
           const SweepPoint& p = grid[static_cast<size_t>(todo[static_cast<size_t>(i)])];
-          std::vector<std::string> sets = spec.sets;
-          for (const auto& s : p.sets()) sets.push_back(s);
-          Scenario sc = load_scenario(spec.scenario, sets);
+          Scenario sc = point_scenario(p);
           RunResult r = run_simulation(sc);
-          if (!write_file_atomic(run_file(dir, p.index), results_json(sc, r, true))) return 1;
+          if (!write_output("--out", run_file(dir, p.index), results_json(sc, r, true))) return 1;
           return r.failed ? 1 : 0;
         },
-        [&](int i, int rc) { bar.step(todo[static_cast<size_t>(i)], rc == 0); });
+        [&](int i, int rc) { bar.step("point " + std::to_string(todo[static_cast<size_t>(i)]), rc == 0); });
   }
   if (o.index >= 0) return sweep_result_ok(run_file(dir, o.index)) ? 0 : 1;
   return write_sweep_tables(spec, grid, dir, [&](int i) { return run_file(dir, i); }, o.quiet);

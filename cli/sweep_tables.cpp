@@ -1,18 +1,19 @@
 #include "cli/sweep_tables.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <spdlog/spdlog.h>
 #include <sstream>
 
+#include "cli/output.hpp"
 #include "sim/stats.hpp"
 
 namespace vtick {
-
-bool write_file_atomic(const std::string& path, const std::string& text);
 
 using json = nlohmann::ordered_json;
 
@@ -25,7 +26,10 @@ std::string csv_field(const std::string& s) {
 
 namespace {
 
+// An empty field is n/a (undefined: no sample, nothing to divide by), as CSV readers
+// (pandas, R, gnuplot, vtick plot) take it.
 std::string num(double v) {
+  if (!std::isfinite(v)) return "";
   char b[32];
   std::snprintf(b, sizeof b, "%.10g", v);
   return b;
@@ -36,6 +40,7 @@ struct Run {
   std::map<std::string, double> m;  // summary metrics
   double wall = 0, sim_s = 0;
   std::uint64_t seed = 0;
+  std::string revision;  // the vtick git revision that wrote it
 };
 
 // Rows grouped by every column except `drop`, in order of first appearance.
@@ -79,7 +84,7 @@ int write_sweep_tables(const SweepSpec& spec, const std::vector<SweepPoint>& gri
     Run& r = runs[static_cast<size_t>(p.index)];
     if (!j.is_object() || !j.contains("summary") || !j["summary"].is_object() || !j.contains("manifest") ||
         !j["manifest"].is_object()) {
-      if (opened) std::fprintf(stderr, "vtick sweep: %s is not a vtick results document: counted as missing\n", run_file(p.index).c_str());
+      if (opened) spdlog::warn("{} is not a vtick results document: counted as missing", run_file(p.index));
       ++missing;
       continue;
     }
@@ -88,10 +93,11 @@ int write_sweep_tables(const SweepSpec& spec, const std::vector<SweepPoint>& gri
     failed += !r.ok;
     r.wall = j["manifest"].value("wall_seconds", 0.0);
     r.seed = j["manifest"].value("seed", std::uint64_t{0});
+    r.revision = j["manifest"].value("git_revision", std::string("unknown"));
     r.sim_s = j["manifest"].value("simulated_ns", 0.0) * 1e-9;
     for (auto& [k, v] : j["summary"].items()) {
-      if (!v.is_number()) continue;
-      r.m[k] = v.get<double>();
+      if (!v.is_number() && !v.is_null()) continue;  // null: undefined in this run, the column stays
+      if (v.is_number()) r.m[k] = v.get<double>();
       extra.insert(k);
     }
   }
@@ -101,7 +107,7 @@ int write_sweep_tables(const SweepSpec& spec, const std::vector<SweepPoint>& gri
     std::ifstream f(run_file(p.index));
     json j = json::parse(f, nullptr, false);
     for (auto& [k, v] : j["summary"].items())
-      if (v.is_number()) metrics.push_back(k);
+      if (v.is_number() || v.is_null()) metrics.push_back(k);
     break;
   }
   for (const auto& k : extra)
@@ -113,7 +119,7 @@ int write_sweep_tables(const SweepSpec& spec, const std::vector<SweepPoint>& gri
   rc << "index";
   for (const auto& c : cols) rc << "," << csv_field(c);
   if (seed_col) rc << ",run.seed";
-  rc << ",status";
+  rc << ",status,version";
   for (const auto& m : metrics) rc << "," << m;
   rc << "\n";
   tc << "index,wall_s,simulated_s,simulated_s_per_wall_s\n";
@@ -123,7 +129,7 @@ int write_sweep_tables(const SweepSpec& spec, const std::vector<SweepPoint>& gri
     rc << p.index;
     for (const auto& kv : p.values) rc << "," << csv_field(kv.second);
     if (seed_col) rc << "," << r.seed;
-    rc << "," << (r.ok ? "ok" : "failed");
+    rc << "," << (r.ok ? "ok" : "failed") << "," << csv_field(r.revision);
     for (const auto& m : metrics) rc << "," << (r.m.count(m) ? num(r.m.at(m)) : "");
     rc << "\n";
     tc << p.index << "," << num(r.wall) << "," << num(r.sim_s) << "," << (r.wall > 0 ? num(r.sim_s / r.wall) : "") << "\n";
@@ -170,7 +176,8 @@ int write_sweep_tables(const SweepSpec& spec, const std::vector<SweepPoint>& gri
     std::ostringstream d;
     for (const auto& kv : dkeys.front()) d << csv_field(kv.first) << ",";
     d << "guest.tick_policy,baseline,n";
-    for (const auto& m : metrics) d << "," << m << "_delta_pct_mean," << m << "_delta_pct_ci95";
+    for (const auto& m : metrics)
+      d << "," << m << "_delta_pct_mean," << m << "_delta_pct_ci95," << m << "_delta_mean," << m << "_delta_ci95";
     d << "\n";
     for (std::size_t g = 0; g < dgroups.size(); ++g) {
       std::map<std::string, std::map<std::string, int>> by;  // policy -> seed -> index
@@ -187,17 +194,21 @@ int write_sweep_tables(const SweepSpec& spec, const std::vector<SweepPoint>& gri
           if (by[base].count(seed)) pairs.emplace_back(by[base][seed], i);
         d << policy << "," << base << "," << pairs.size();
         for (const auto& m : metrics) {
-          std::vector<double> ds;
+          // Paired by seed: the relative change (empty where the means' baseline is near
+          // zero, relative_change_meaningful()) and the absolute difference in the metric's unit.
+          std::vector<double> ds, abs, as, bs;
           for (auto [a, b] : pairs) {
             const Run &ra = runs[static_cast<size_t>(a)], &rb = runs[static_cast<size_t>(b)];
-            if (ra.m.count(m) && rb.m.count(m) && ra.m.at(m) != 0) ds.push_back(100.0 * (rb.m.at(m) - ra.m.at(m)) / ra.m.at(m));
+            if (!ra.m.count(m) || !rb.m.count(m)) continue;
+            double x = ra.m.at(m), y = rb.m.at(m);
+            as.push_back(x);
+            bs.push_back(y);
+            abs.push_back(y - x);
+            if (x != 0) ds.push_back(100.0 * (y - x) / x);
           }
-          if (ds.empty()) {
-            d << ",,";
-            continue;
-          }
-          SampleStats s = sample_stats(ds);
-          d << "," << num(s.mean) << "," << num(s.ci95);
+          SampleStats s = sample_stats(ds), a = sample_stats(abs);
+          bool pct = relative_change_meaningful(sample_stats(as).mean, sample_stats(bs).mean) && s.n > 0;
+          d << "," << (pct ? num(s.mean) : "") << "," << (pct ? num(s.ci95) : "") << "," << num(a.mean) << "," << num(a.ci95);
         }
         d << "\n";
       }
@@ -205,17 +216,13 @@ int write_sweep_tables(const SweepSpec& spec, const std::vector<SweepPoint>& gri
     dc = d.str();
   }
 
-  bool ok = write_file_atomic(dir + "/runs.csv", rc.str()) && write_file_atomic(dir + "/summary.csv", sc.str()) &&
-            write_file_atomic(dir + "/timing.csv", tc.str()) && (dc.empty() || write_file_atomic(dir + "/delta.csv", dc));
-  if (!ok) {
-    std::fprintf(stderr, "vtick: cannot write the tables in %s\n", dir.c_str());
-    return 1;
-  }
+  bool ok = write_output("--out", dir + "/runs.csv", rc.str()) && write_output("--out", dir + "/summary.csv", sc.str()) &&
+            write_output("--out", dir + "/timing.csv", tc.str()) && (dc.empty() || write_output("--out", dir + "/delta.csv", dc));
+  if (!ok) return 1;
   if (!quiet)
-    std::fprintf(stderr, "vtick sweep: %zu of %zu runs in %s/runs.csv, summary.csv%s, timing.csv%s%s\n", grid.size() - missing,
-                 grid.size(), dir.c_str(), dc.empty() ? "" : ", delta.csv",
-                 missing ? (" (" + std::to_string(missing) + " not run yet: --resume)").c_str() : "",
-                 failed ? (" (" + std::to_string(failed) + " failed)").c_str() : "");
+    spdlog::info("sweep: {} of {} runs in {}/runs.csv, summary.csv{}, timing.csv{}{}", grid.size() - missing, grid.size(), dir,
+                 dc.empty() ? "" : ", delta.csv", missing ? " (" + std::to_string(missing) + " not run yet: --resume)" : "",
+                 failed ? " (" + std::to_string(failed) + " failed)" : "");
   return missing || failed ? 1 : 0;
 }
 

@@ -1,10 +1,12 @@
 #include "sim/results.hpp"
 
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <xbt/base.h>
 #include <simgrid/version.h>
 
+#include "sim/manifest.hpp"
 #include "sim/stats.hpp"
 #include "vtick_version.hpp"
 
@@ -24,8 +26,11 @@ double sum_over_vcpus(const Scenario& sc, const Metrics& m, const std::string& s
   return s;
 }
 
+constexpr double kUndefined = std::numeric_limits<double>::quiet_NaN();
+
 void set_number(json& j, const std::string& key, double v) {
-  if (std::fabs(v) < 9.0e15 && v == std::floor(v)) j[key] = static_cast<long long>(v);
+  if (!std::isfinite(v)) j[key] = nullptr;  // undefined (no sample, nothing to divide by)
+  else if (std::fabs(v) < 9.0e15 && v == std::floor(v)) j[key] = static_cast<long long>(v);
   else j[key] = v;
 }
 
@@ -47,8 +52,10 @@ std::vector<Headline> headlines(const Scenario& sc, const RunResult& r) {
   const Metrics& m = r.metrics;
   double secs = static_cast<double>(r.measured_ns) * 1e-9;
   double vcpu_ns = static_cast<double>(r.measured_ns) * sc.vcpus;
-  auto per_s = [&](double x) { return secs > 0 ? x / secs : 0; };
-  auto pct = [&](double x, double of) { return of > 0 ? 100.0 * x / of : 0; };
+  // undefined (NaN, n/a in tables, null in JSON) where there is nothing to divide by
+  auto per_s = [&](double x) { return secs > 0 ? x / secs : kUndefined; };
+  auto pct = [&](double x, double of) { return of > 0 ? 100.0 * x / of : kUndefined; };
+  auto pctile = [&](double p) { return r.wake_latency_ns.empty() ? kUndefined : percentile(r.wake_latency_ns, p) / 1e3; };
   double attempted = sum_over_vcpus(sc, m, "kvm.halt_attempted_poll");
   double success = sum_over_vcpus(sc, m, "kvm.halt_successful_poll");
   double poll_ns = sum_over_vcpus(sc, m, "kvm.halt_poll_success_ns") + sum_over_vcpus(sc, m, "kvm.halt_poll_fail_ns");
@@ -59,8 +66,8 @@ std::vector<Headline> headlines(const Scenario& sc, const RunResult& r) {
   }
   std::vector<Headline> h = {
       {"ops_per_s", r.ops_name + "/s", "1/s", per_s(m.get("workload.ops"))},
-      {"wake_latency_p50_us", "wake-up latency p50", "us", percentile(r.wake_latency_ns, 50) / 1e3},
-      {"wake_latency_p99_us", "wake-up latency p99", "us", percentile(r.wake_latency_ns, 99) / 1e3},
+      {"wake_latency_p50_us", "wake-up latency p50", "us", pctile(50)},
+      {"wake_latency_p99_us", "wake-up latency p99", "us", pctile(99)},
       {"tick_wakeups_per_s", "tick wake-ups of halted vCPUs/s", "1/s", per_s(sum_over_vcpus(sc, m, "idle.tick_woken_halts"))},
       {"ticks_idle_per_s", "ticks taken in idle/s", "1/s", per_s(sum_over_vcpus(sc, m, "tick.ticks_idle"))},
       {"ticks_busy_per_s", "ticks taken busy/s", "1/s", per_s(sum_over_vcpus(sc, m, "tick.ticks_busy"))},
@@ -110,11 +117,7 @@ std::vector<Headline> headlines(const Scenario& sc, const RunResult& r) {
 std::string results_json(const Scenario& sc, const RunResult& r, bool timing) {
   json j;
   json& man = j["manifest"];
-  man["tool"] = "vtick";
-  man["version"] = VTICK_VERSION;
-  man["git_revision"] = VTICK_GIT_REV;
-  man["simgrid_version"] = SIMGRID_VERSION_STRING;
-  man["scenario"] = sc.source;
+  man = manifest_json(sc, {sc.run.seed});
   man["seed"] = sc.run.seed;
   man["simulated_ns"] = sc.run.duration;
   man["measured_ns"] = r.measured_ns;
@@ -150,8 +153,11 @@ void print_run_table(std::FILE* out, const Scenario& sc, const RunResult& r) {
                format_duration(sc.run.duration).c_str(), format_duration(r.measured_ns).c_str(), r.wall_seconds,
                r.wall_seconds > 0 ? static_cast<double>(sc.run.duration) * 1e-9 / r.wall_seconds : 0.0,
                r.wall_seconds > 0 ? static_cast<double>(r.sg_events) / r.wall_seconds : 0.0);
-  for (const auto& h : headlines(sc, r))
-    if (!h.optional || h.value != 0) std::fprintf(out, "  %-38s %12.2f %s\n", h.label.c_str(), h.value, h.unit.c_str());
+  for (const auto& h : headlines(sc, r)) {
+    if (h.optional && h.value == 0) continue;
+    if (std::isfinite(h.value)) std::fprintf(out, "  %-38s %12.2f %s\n", h.label.c_str(), h.value, h.unit.c_str());
+    else std::fprintf(out, "  %-38s %12s %s\n", h.label.c_str(), "n/a", h.unit.c_str());
+  }
 
   const Metrics& m = r.metrics;
   double secs = static_cast<double>(r.measured_ns) * 1e-9;
@@ -172,7 +178,8 @@ void print_run_table(std::FILE* out, const Scenario& sc, const RunResult& r) {
     std::fprintf(out, "  %-22s", row.label);
     for (int i = 0; i < sc.vcpus; ++i) {
       double v = m.get("vcpu" + std::to_string(i) + "." + row.suffix);
-      std::fprintf(out, " %10.0f", row.rate && secs > 0 ? v / secs : v);
+      if (row.rate && secs <= 0) std::fprintf(out, " %10s", "n/a");
+      else std::fprintf(out, " %10.0f", row.rate ? v / secs : v);
     }
     std::fprintf(out, "\n");
   }

@@ -99,7 +99,24 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
     collect(at_end, end, *machine, vm, kernel, sc.workload);
     request_stop();
   });
+  // Progress: SimGrid calls this when its clock moves (the model's own clock can run
+  // ahead of it, so this is a lower bound); connected once per process, like the engine.
+  static std::function<void()>* progress_cb = nullptr;
+  static bool progress_connected = false;
+  sim_ns progress_next = 0, progress_step = std::max<sim_ns>(sc.run.duration / 100, 1);
+  std::function<void()> progress = [&] {
+    sim_ns t = from_seconds(sg4::Engine::get_clock());
+    if (t < progress_next) return;
+    progress_next = (t / progress_step + 1) * progress_step;
+    hooks.progress(t);
+  };
+  if (hooks.progress) {
+    progress_cb = &progress;
+    if (!progress_connected) sg4::Engine::on_time_advance_cb([](double) { if (progress_cb) (*progress_cb)(); });
+    progress_connected = true;
+  }
   engine.run();
+  progress_cb = nullptr;
   if (end < 0) {  // stopped by a failure before the end
     end = now();
     collect(at_end, end, *machine, vm, kernel, sc.workload);

@@ -34,6 +34,9 @@ struct SimHooks {
   std::function<void(Machine&)> host_setup;
   std::function<void(Kvm&, GuestKernel&)> vm_setup;  // e.g. an actor driving devices
   EventSink* sink = nullptr;
+  // Called with the simulated time each time it passes another 1% of run.duration, from
+  // SimGrid's clock-advance signal: no actor, no event, nothing the model can see.
+  std::function<void(sim_ns)> progress;
 };
 
 // Runs `sc` to its end. One simulation per process (SimGrid's engine is a singleton).

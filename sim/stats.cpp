@@ -1,24 +1,26 @@
 #include "sim/stats.hpp"
 
 #include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
+#include <limits>
 
 namespace vtick {
 
 double student_t95(int dof) {
-  static const double t[] = {0,      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                             2.201,  2.179,  2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-                             2.080,  2.074,  2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
-  if (dof <= 0) return 0;
-  if (dof <= 30) return t[dof];
-  if (dof <= 60) return 2.000;
-  if (dof <= 120) return 1.980;
-  return 1.960;
+  if (dof <= 0) return std::numeric_limits<double>::quiet_NaN();
+  // the 0.975 quantile of Student's t: two-sided 95% (Boost.Math, any dof)
+  return boost::math::quantile(boost::math::students_t_distribution<double>(dof), 0.975);
 }
 
-SampleStats sample_stats(const std::vector<double>& xs) {
+SampleStats sample_stats(const std::vector<double>& all) {
+  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> xs;
+  for (double x : all)
+    if (std::isfinite(x)) xs.push_back(x);
   SampleStats s;
   s.n = static_cast<int>(xs.size());
+  s.mean = s.stddev = s.ci95 = nan;
   if (s.n == 0) return s;
   double sum = 0;
   for (double x : xs) sum += x;
@@ -30,6 +32,11 @@ SampleStats sample_stats(const std::vector<double>& xs) {
     s.ci95 = student_t95(s.n - 1) * s.stddev / std::sqrt(static_cast<double>(s.n));
   }
   return s;
+}
+
+bool relative_change_meaningful(double base, double value) {
+  return std::isfinite(base) && std::isfinite(value) && base != 0 && base * value >= 0 &&
+         std::fabs(value) <= 10.0 * std::fabs(base);
 }
 
 double percentile(std::vector<double> xs, double p) {

@@ -1,5 +1,6 @@
 // core/: time, random streams, state clocks, statistics, SimGrid failure handling.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <simgrid/s4u.hpp>
 #include <stdexcept>
 
@@ -63,10 +64,26 @@ TEST_CASE("sample statistics use Student's t for the 95% interval") {
   CHECK(s.n == 3);
   CHECK(s.mean == Approx(12));
   CHECK(s.stddev == Approx(2));
-  CHECK(s.ci95 == Approx(4.303 * 2 / std::sqrt(3.0)));
-  CHECK(sample_stats({5}).ci95 == 0);
+  CHECK(s.ci95 == Approx(4.303 * 2 / std::sqrt(3.0)).epsilon(1e-4));  // t(0.975, 2) = 4.303 to 3 decimals
+  CHECK(std::isnan(sample_stats({5}).ci95));  // one sample: no interval (n/a)
+  CHECK(std::isnan(sample_stats({5}).stddev));
+  CHECK(std::isnan(sample_stats({}).mean));
   CHECK(percentile({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 50) == 5);
   CHECK(percentile({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 99) == 10);
+}
+
+// Published two-sided 95% values of Student's t (e.g. NIST/SEMATECH e-Handbook, table
+// 1.3.6.7.2, upper critical values at 0.025), to 3 decimals; the old hand table gave
+// 2.000 from 31 to 60 degrees of freedom.
+TEST_CASE("Student t quantiles match the published tables to 3 decimals, also between 30 and 60 dof") {
+  const std::pair<int, double> table[] = {{1, 12.706}, {2, 4.303}, {5, 2.571}, {10, 2.228}, {30, 2.042},
+                                          {40, 2.021}, {50, 2.009}, {60, 2.000}, {100, 1.984}, {120, 1.980}};
+  for (auto [dof, t] : table) {
+    INFO("dof " << dof);
+    CHECK(std::round(student_t95(dof) * 1000) / 1000 == Approx(t).margin(1e-9));
+  }
+  CHECK(student_t95(1000000) == Approx(1.960).margin(5e-4));  // the normal quantile in the limit
+  CHECK(std::isnan(student_t95(0)));
 }
 
 TEST_CASE("a SimGrid deadlock is detected instead of passing silently") {

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <dirent.h>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -45,6 +46,17 @@ std::vector<std::string> lines(const std::string& text) {
     v.push_back(text.substr(a, b - a));
     a = b + 1;
   }
+  return v;
+}
+
+std::vector<std::string> split_fields(const std::string& line) {
+  std::vector<std::string> v;
+  std::size_t a = 0, b;
+  while ((b = line.find(',', a)) != std::string::npos) {
+    v.push_back(line.substr(a, b - a));
+    a = b + 1;
+  }
+  v.push_back(line.substr(a));
   return v;
 }
 
@@ -186,4 +198,100 @@ TEST_CASE("sweep progress: a bar with rate and ETA on a terminal, plain lines ot
   CHECK(r.output.find('\r') == std::string::npos);
   CHECK(r.output.find("[1/3] point") != std::string::npos);
   CHECK(r.output.find("[3/3] point") != std::string::npos);
+}
+
+namespace {
+// A file's text with the first `from` replaced by `to`.
+void edit_file(const std::string& path, const std::string& from, const std::string& to) {
+  std::string t = test::read_file(path);
+  auto at = t.find(from);
+  REQUIRE(at != std::string::npos);
+  t.replace(at, from.size(), to);
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << t;
+}
+}  // namespace
+
+TEST_CASE("sweep: sweep.json and every run file carry the manifest, runs.csv a version column") {
+  std::string file = sweep_file("m.toml", "[set]\n\"run.duration\" = \"20ms\"\n[axes]\n\"guest.hz\" = [250, 1000]\n\"run.seed\" = \"1..2\"\n");
+  std::string dir = test::temp_path("manifest");
+  REQUIRE(test::run_cli("sweep " + file + " --out " + dir + " --quiet").status == 0);
+  nlohmann::json s = nlohmann::json::parse(test::read_file(dir + "/sweep.json"));
+  CHECK(s["manifest"]["git_revision"].is_string());
+  CHECK(s["manifest"]["simgrid_version"].is_string());
+  CHECK(s["manifest"]["command_line"].size() == 6);
+  CHECK(s["manifest"]["seeds"] == nlohmann::json::array({1, 2}));
+  nlohmann::json r0 = nlohmann::json::parse(test::read_file(dir + "/runs/000000.json"));
+  nlohmann::json r2 = nlohmann::json::parse(test::read_file(dir + "/runs/000002.json"));
+  const std::string rev = r0["manifest"]["git_revision"];
+  CHECK(rev == s["manifest"]["git_revision"]);
+  CHECK(r0["manifest"]["command_line"] == s["manifest"]["command_line"]);
+  CHECK(r0["manifest"]["scenario_hash"] != r2["manifest"]["scenario_hash"]);  // HZ 250 vs 1000
+  auto rows = lines(test::read_file(dir + "/runs.csv"));
+  REQUIRE(rows.size() == 5);
+  CHECK(rows[0].rfind("index,guest.hz,run.seed,status,version,", 0) == 0);
+  CHECK(rows[1].rfind("0,250,1,ok," + rev + ",", 0) == 0);
+}
+
+TEST_CASE("sweep --collect and --resume refuse run files of another revision or scenario (exit 2, naming the file) unless --force") {
+  std::string file = sweep_file("f.toml", "[set]\n\"run.duration\" = \"20ms\"\n[axes]\n\"run.seed\" = \"1..3\"\n");
+  std::string dir = test::temp_path("foreign");
+  REQUIRE(test::run_cli("sweep " + file + " --out " + dir + " --quiet").status == 0);
+  REQUIRE(test::run_cli("sweep " + file + " --out " + dir + " --collect --quiet").status == 0);
+  std::string one = dir + "/runs/000001.json";
+  std::string rev = nlohmann::json::parse(test::read_file(one))["manifest"]["git_revision"];
+  edit_file(one, "\"git_revision\": \"" + rev + "\"", "\"git_revision\": \"0123456789ab\"");
+  for (const char* mode : {"--collect", "--resume"}) {
+    auto r = test::run_cli("sweep " + file + " --out " + dir + " " + mode);
+    INFO(mode << ": " << r.output);
+    CHECK(r.status == 2);
+    CHECK(r.output.find(one + " was written by vtick revision 0123456789ab, this is " + rev) != std::string::npos);
+    CHECK(r.output.find("--force") != std::string::npos);
+  }
+  auto forced = test::run_cli("sweep " + file + " --out " + dir + " --collect --force");
+  INFO(forced.output);
+  CHECK(forced.status == 0);
+  CHECK(forced.output.find("warning: " + one + " was written by vtick revision 0123456789ab") != std::string::npos);
+  CHECK(lines(test::read_file(dir + "/runs.csv"))[2].find(",ok,0123456789ab,") != std::string::npos);  // the version column tells
+
+  // another scenario: the run file of another configuration in this grid point's place
+  std::string dir2 = test::temp_path("foreign2");
+  REQUIRE(test::run_cli("sweep " + file + " --out " + dir2 + " --quiet").status == 0);
+  std::string other = test::temp_path("other.json");
+  REQUIRE(test::run_cli("run " VTICK_SOURCE_DIR "/scenarios/default.toml --duration 20ms --seed 3 --set guest.hz=250 --quiet --json " +
+                        other).status == 0);
+  std::string three = dir2 + "/runs/000002.json";
+  std::ofstream(three, std::ios::binary | std::ios::trunc) << test::read_file(other);
+  auto r = test::run_cli("sweep " + file + " --out " + dir2 + " --resume");
+  CHECK(r.status == 2);
+  CHECK(r.output.find(three + " was written for another scenario") != std::string::npos);
+  CHECK(test::run_cli("sweep " + file + " --out " + dir2 + " --resume --force --quiet").status == 0);
+}
+
+TEST_CASE("sweep delta.csv: a baseline near zero gives no percentage but the absolute difference") {
+  // tick wake-ups of halted vCPUs: none under legacy in the ping-pong, ~1000/s with got_tick
+  std::string file = sweep_file("d.toml", "[set]\n\"run.duration\" = \"50ms\"\n[axes]\n\"guest.tick_policy\" = [\"legacy\", \"got_tick\"]\n"
+                                          "\"run.seed\" = \"1..2\"\n");
+  std::string dir = test::temp_path("delta");
+  REQUIRE(test::run_cli("sweep " + file + " --out " + dir + " --quiet").status == 0);
+  auto rows = lines(test::read_file(dir + "/delta.csv"));
+  REQUIRE(rows.size() == 2);
+  auto head = split_fields(rows[0]), row = split_fields(rows[1]);
+  auto col = [&](const std::string& name) {
+    auto it = std::find(head.begin(), head.end(), name);
+    REQUIRE(it != head.end());
+    return row[static_cast<size_t>(it - head.begin())];
+  };
+  CHECK(col("tick_wakeups_per_s_delta_pct_mean").empty());  // n/a: from zero
+  CHECK(std::stod(col("tick_wakeups_per_s_delta_mean")) > 100);
+  CHECK(!col("ops_per_s_delta_pct_mean").empty());           // a real baseline
+  // every pair present: the mean paired difference is the difference of summary.csv's means
+  auto srows = lines(test::read_file(dir + "/summary.csv"));
+  REQUIRE(srows.size() == 3);
+  auto shead = split_fields(srows[0]);
+  auto mean_of = [&](std::size_t r) {
+    auto it = std::find(shead.begin(), shead.end(), "ops_per_s_mean");
+    REQUIRE(it != shead.end());
+    return std::stod(split_fields(srows[r])[static_cast<size_t>(it - shead.begin())]);
+  };
+  CHECK(std::stod(col("ops_per_s_delta_mean")) == Approx(mean_of(2) - mean_of(1)));
 }

@@ -1,0 +1,192 @@
+#include "cli/output.hpp"
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace vtick {
+
+namespace {
+
+enum class Kind { Fd, Atomic, InPlace };
+
+struct Where {
+  Kind kind = Kind::Atomic;
+  int fd = -1;          // Kind::Fd: 1 or 2
+  std::string target;   // the file written (Atomic: renamed onto; InPlace: opened)
+};
+
+std::string what(const std::string& option, const std::string& path) {
+  return option.empty() ? path : option + " " + path;
+}
+
+std::string cannot_write(const std::string& option, const std::string& path, int err) {
+  return (option.empty() ? "" : option + ": ") + "cannot write " + path + (err ? std::string(": ") + std::strerror(err) : " (write error)");
+}
+
+// Where `path` is written, or why it cannot be ("" when it can).
+std::string locate(const std::string& path, Where& w) {
+  if (path.empty()) return "empty file name; give a file name, or - for stdout";
+  if (path == "-") {
+    w.kind = Kind::Fd;
+    w.fd = 1;
+    return "";
+  }
+  struct stat ls, st;
+  if (lstat(path.c_str(), &ls) != 0) {
+    if (errno != ENOENT) return std::strerror(errno);
+    w.kind = Kind::Atomic;  // a new file
+    w.target = path;
+    return "";
+  }
+  if (stat(path.c_str(), &st) != 0) {  // a dangling symlink: create its target in place
+    w.kind = Kind::InPlace;
+    w.target = path;
+    return "";
+  }
+  if (S_ISDIR(st.st_mode)) return "is a directory; give a file name, or - for stdout";
+  for (int fd : {1, 2}) {
+    struct stat fs;
+    if (fstat(fd, &fs) == 0 && fs.st_dev == st.st_dev && fs.st_ino == st.st_ino) {
+      w.kind = Kind::Fd;  // /dev/stdout, /proc/self/fd/1, or the file stdout is redirected to
+      w.fd = fd;
+      return "";
+    }
+  }
+  if (S_ISREG(st.st_mode)) {
+    w.kind = Kind::Atomic;
+    w.target = path;
+    if (S_ISLNK(ls.st_mode)) {  // rename onto the link's target, so the link stays
+      char buf[PATH_MAX];
+      if (!realpath(path.c_str(), buf)) return std::strerror(errno);
+      w.target = buf;
+    }
+    return "";
+  }
+  w.kind = Kind::InPlace;  // FIFO, device, socket, or a symlink to one
+  w.target = path;
+  return "";
+}
+
+// The writer's own temporary name (host and pid): processes writing the same file at
+// once (Slurm array tasks on several nodes, a shared directory) never mix their bytes.
+std::string temp_name(const std::string& target) {
+  char host[256] = "host";
+  gethostname(host, sizeof host - 1);
+  return target + ".tmp." + host + "." + std::to_string(getpid());
+}
+
+}  // namespace
+
+int check_output(const std::string& option, const std::string& path) {
+  Where w;
+  std::string why = locate(path, w);
+  if (why.empty() && w.kind == Kind::Atomic) {
+    std::string tmp = temp_name(w.target);
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd < 0) {
+      spdlog::error("{}", cannot_write(option, path, errno));
+      return 2;
+    }
+    ::close(fd);
+    ::unlink(tmp.c_str());
+  } else if (why.empty() && w.kind == Kind::InPlace && access(w.target.c_str(), W_OK) != 0 && errno != ENOENT) {
+    spdlog::error("{}", cannot_write(option, path, errno));
+    return 2;
+  }
+  if (why.empty()) return 0;
+  spdlog::error("{}: {}", path.empty() ? option : what(option, path), why);
+  return 2;
+}
+
+bool output_is_stdout(const std::string& path) {
+  Where w;
+  return locate(path, w).empty() && w.kind == Kind::Fd && w.fd == 1;
+}
+
+OutputFile::~OutputFile() {
+  if (f_ && own_) std::fclose(f_);
+  if (!tmp_.empty()) std::remove(tmp_.c_str());
+}
+
+bool OutputFile::fail(const std::string& msg, int err) {
+  if (msg.empty()) spdlog::error("{}", cannot_write(option_, path_, err));
+  else spdlog::error("{}: {}{}{}", what(option_, path_), msg, err ? ": " : "", err ? std::strerror(err) : "");
+  if (f_ && own_) std::fclose(f_);
+  f_ = nullptr;
+  if (!tmp_.empty()) std::remove(tmp_.c_str());
+  tmp_.clear();
+  return false;
+}
+
+bool OutputFile::open() {
+  Where w;
+  std::string why = locate(path_, w);
+  if (!why.empty()) return fail(why, 0);
+  target_ = w.target;
+  if (w.kind == Kind::Fd) {
+    f_ = w.fd == 1 ? stdout : stderr;
+    own_ = false;
+    spdlog::debug("{}: written to file descriptor {}", what(option_, path_), w.fd);
+    return true;
+  }
+  own_ = true;
+  if (w.kind == Kind::Atomic) {
+    tmp_ = temp_name(target_);
+    f_ = std::fopen(tmp_.c_str(), "wb");
+    if (!f_) {
+      tmp_.clear();
+      return fail("", errno);
+    }
+    spdlog::debug("{}: written to {} and renamed to {}", what(option_, path_), tmp_, target_);
+    return true;
+  }
+  int fd = ::open(target_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);  // O_TRUNC: ignored by FIFOs and devices
+  if (fd < 0 || !(f_ = fdopen(fd, "wb"))) {
+    int err = errno;
+    if (fd >= 0) ::close(fd);
+    return fail("", err);
+  }
+  spdlog::debug("{}: not a regular file, written in place", what(option_, path_));
+  return true;
+}
+
+void OutputFile::write(const std::string& text) {
+  if (f_ && std::fwrite(text.data(), 1, text.size(), f_) != text.size() && !err_) err_ = errno;
+}
+
+bool OutputFile::commit() {
+  if (!f_) return false;
+  errno = 0;
+  bool ok = std::fflush(f_) == 0 && !std::ferror(f_);
+  int err = err_ ? err_ : errno;
+  if (own_) {
+    if (std::fclose(f_) != 0 && ok) {
+      ok = false;
+      err = errno;
+    }
+  } else {
+    std::clearerr(f_);
+  }
+  f_ = nullptr;
+  if (!ok) return fail("", err);
+  if (!tmp_.empty()) {
+    if (std::rename(tmp_.c_str(), target_.c_str()) != 0) return fail("cannot rename the temporary file " + tmp_ + " onto it", errno);
+    tmp_.clear();
+  }
+  return true;
+}
+
+bool write_output(const std::string& option, const std::string& path, const std::string& text) {
+  OutputFile out(option, path);
+  if (!out.open()) return false;
+  out.write(text);
+  return out.commit();
+}
+
+}  // namespace vtick
