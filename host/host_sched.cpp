@@ -121,6 +121,7 @@ void HostScheduler::wake(HostThread& t) {
     HostCState s = state_reached(c, n);
     t.exit_latency = costs_.cstate_exit_ns[static_cast<int>(s)];
     ++c.stats.wakeups_from[static_cast<int>(s)];
+    emit(n, -1 - c.hw.id(), "host_idle_exit", static_cast<int>(s));
     emit(n, -1 - c.hw.id(), "host_nr_running", 1);
     c.curr = &t;
     c.slice_start = n;

@@ -16,7 +16,7 @@ namespace {
 enum Kind {
   kIgnore, kHwActivity, kKvmState, kKvmExit, kKvmBlock, kKvmHalt, kHaltPollNs, kKvmWakeup, kAcceptIrq, kTimerExpired,
   kHostNrRunning, kGuestState, kIrq, kCpuIdle, kSchedSwitch, kSchedWakeup, kMigrate, kTick, kTickStop,
-  kTickRetain, kTickRestart, kCpuOffline, kCpuOnline, kHrtimerStart, kHrtimerExpire, kClockevent, kIpiSend,
+  kTickRetain, kTickRestart, kCpuOffline, kCpuOnline, kHrtimerStart, kHrtimerExpire, kClockevent, kIpiSend, kHostIdleExit,
 };
 
 const std::pair<const char*, Kind> kKinds[] = {
@@ -28,7 +28,7 @@ const std::pair<const char*, Kind> kKinds[] = {
     {"sched_wakeup", kSchedWakeup}, {"sched_migrate_task", kMigrate}, {"tick", kTick}, {"tick_stop", kTickStop},
     {"tick_retain", kTickRetain}, {"tick_restart", kTickRestart}, {"cpu_offline", kCpuOffline},
     {"cpu_online", kCpuOnline}, {"hrtimer_start", kHrtimerStart}, {"hrtimer_expire_entry", kHrtimerExpire},
-    {"clockevent_write", kClockevent}, {"ipi_send_cpu", kIpiSend},
+    {"clockevent_write", kClockevent}, {"ipi_send_cpu", kIpiSend}, {"host_idle_exit", kHostIdleExit},
 };
 
 constexpr std::int64_t PWR_EVENT_EXIT = 4294967295LL;
@@ -189,6 +189,8 @@ void TraceWriter::end_slice(Track& tr, sim_ns t) {
   r.seq = tr.seq;
   r.cat = tr.cat;
   r.name = std::move(tr.sname);
+  if (tr.reached) r.args[static_cast<std::size_t>(r.nargs++)] = {"reached", 0, tr.reached};
+  tr.reached = nullptr;
   out_.push_back(std::move(r));
 }
 
@@ -345,6 +347,9 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
       break;
     case kTimerExpired:
       instant(kvm_track(v), t, seq, e.what, "kvm.timer", {{"in_guest", e.b}});
+      break;
+    case kHostIdleExit:  // the C-state the hardware thread really left: an arg of its idle slice
+      pcpu_track(-1 - e.cpu).reached = cstate_name(static_cast<HostCState>(e.a));
       break;
     case kHostNrRunning:
       counter(kTraceHostPid, "pCPU" + std::to_string(-1 - e.cpu) + " runqueue", "nr_running", e.a, t, seq);
