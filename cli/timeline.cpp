@@ -105,9 +105,9 @@ int cstate_of_name(const std::string& name) {
   return -1;
 }
 
-// Instants written by sim/trace_writer.cpp: each kind its own colour (Kelly's colours of
-// maximum contrast, in a fixed order) and a short form for the lane when the name does
-// not fit. A kind not listed gets a colour of its own from kind_color()'s sequence.
+// Instants written by sim/trace_writer.cpp: each kind its own colour (mostly Kelly's
+// colours of maximum contrast, in a fixed order) and a short form for the lane when the
+// name does not fit. A kind not listed gets a colour of its own from extra_color().
 struct MarkStyle {
   const char* name;
   const char* color;
@@ -120,7 +120,7 @@ const MarkStyle kMarkStyles[] = {
     {"tick_restart", "#0067a5", "restart"},
     {"hrtimer_start", "#848482", "hrt"},
     {"hrtimer_expire_entry", "#654522", "hrt exp"},
-    {"clockevent_write", "#f38400", "cev"},
+    {"clockevent_write", "#17a2b8", "cev"},  // teal: apart from the oranges of the timer expiry and the poll
     {"ipi_send_cpu", "#875692", "IPI"},
     {"reschedule_entry", "#e68fac", "resched"},
     {"call_function_single_entry", "#604e97", "callfn"},
