@@ -209,7 +209,7 @@ std::string gnuplot_script(const std::string& base, const std::string& title, co
       for (const auto& pt : p.lines[i].pts) g << g_num(pt[0] + shift) << " " << g_num(pt[1]) << " " << g_num(pt[2]) << "\n";
       g << "EOD\n";
     }
-  int w = 680 * static_cast<int>(panels.size()) + 80;
+  int w = std::max(680 * static_cast<int>(panels.size()) + 80, 900);
   for (const char* term : {"svg", "png"}) {
     if (std::string(term) == "svg") g << "set terminal svg size " << w << ",460 noenhanced font 'Helvetica,12' background '#ffffff'\n";
     else g << "set terminal pngcairo size " << w << ",460 noenhanced font 'Helvetica,10'\n";
@@ -369,9 +369,12 @@ int cmd_plot(const PlotOptions& o) {
     if (j.is_object() && j.contains("summary") && j["summary"].is_object()) ops = j["summary"].value("ops_name", ops);
   }
   int made = 0, failed = 0;
-  auto draw = [&](const std::string& name, const std::string& title, const std::vector<Panel>& panels) {
-    for (const auto& p : panels)
+  // the family's title over the figure, the keys held fixed under each panel's title
+  auto draw = [&](const std::string& name, const std::string& title, std::vector<Panel> panels, const Filter& held) {
+    for (auto& p : panels) {
       if (p.lines.empty()) return false;
+      p.title += where(held);
+    }
     if (!run_gnuplot(gnuplot_script(out + "/" + name, sweep + ": " + title, panels))) {
       std::fprintf(stderr, "vtick: plot: gnuplot failed on %s\n", name.c_str());
       ++failed;
@@ -385,17 +388,18 @@ int cmd_plot(const PlotOptions& o) {
   // HZ x tick policy
   const std::string hz = "guest CONFIG_HZ [Hz]";
   const Filter fh = fixed({"guest.hz", "guest.tick_policy"});
-  const std::string wh = where(fh);
   bool hz_family =
-      draw("ops_vs_hz", "workload throughput vs guest HZ, per tick policy" + wh,
+      draw("ops_vs_hz", "workload throughput vs guest HZ, per tick policy",
            {panel_of(ops + "/s", hz, ops + " [1/s] (mean, 95% CI)",
-                     series(sum, "guest.hz", metric + "_mean", metric + "_ci95", "guest.tick_policy", fh), "guest.tick_policy")});
-  draw("exits_halt_poll_vs_hz", "VM exits and halt polling vs guest HZ, per tick policy" + wh,
+                     series(sum, "guest.hz", metric + "_mean", metric + "_ci95", "guest.tick_policy", fh), "guest.tick_policy")},
+           fh);
+  draw("exits_halt_poll_vs_hz", "VM exits and halt polling vs guest HZ, per tick policy",
        {panel_of("VM exits", hz, "VM exits [1/s]",
                  series(sum, "guest.hz", "exits_per_s_mean", "exits_per_s_ci95", "guest.tick_policy", fh), "guest.tick_policy"),
         panel_of("halt polling", hz, "halt-poll time [% of vCPU time]",
                  series(sum, "guest.hz", "halt_poll_time_pct_mean", "halt_poll_time_pct_ci95", "guest.tick_policy", fh),
-                 "guest.tick_policy")});
+                 "guest.tick_policy")},
+       fh);
   if (have_delta) {
     Filter pat = fixed({"platform.vcpus", "guest.hz"});
     pat["guest.tick_policy"] = o.policy;
@@ -406,7 +410,7 @@ int cmd_plot(const PlotOptions& o) {
     for (auto& s : p.lines) s.name = "HZ=" + s.name;
     Filter shown = pat;
     shown.erase("guest.tick_policy");
-    draw("delta_vs_vcpus", o.policy + " vs " + base + " by vCPU count, per HZ" + where(shown), {p});
+    draw("delta_vs_vcpus", o.policy + " vs " + base + " by vCPU count, per HZ", {p}, shown);
   }
 
   // Any swept key: the metric and two counters against the first axis not fixed by --at,
@@ -445,8 +449,8 @@ int cmd_plot(const PlotOptions& o) {
       p.lines = series(sum, x.key, m + "_mean", m + "_ci95", by ? by->key : "", f, x.numeric ? nullptr : &x.values);
       return p;
     };
-    const std::string per = (by ? ", per " + by->key : "") + where(f), fx = file_part(x.key);
-    draw("ops_vs_" + fx, ops + "/s vs " + x.key + per, {panel(metric, ops + " [1/s]")});
+    const std::string per = by ? ", per " + by->key : "", fx = file_part(x.key);
+    draw("ops_vs_" + fx, ops + "/s vs " + x.key + per, {panel(metric, ops + " [1/s]")}, f);
     if (counters.empty()) counters = {"exits_per_s", "halt_poll_time_pct"};
     std::vector<Panel> cp;
     std::string names;
@@ -455,7 +459,7 @@ int cmd_plot(const PlotOptions& o) {
         cp.push_back(panel(c, metric_label(c)));
         names += (names.empty() ? "" : " and ") + c;
       }
-    if (!cp.empty()) draw("counters_vs_" + fx, names + " vs " + x.key + per, cp);
+    if (!cp.empty()) draw("counters_vs_" + fx, names + " vs " + x.key + per, cp, f);
   }
   if (failed) return 1;
   if (!made)
