@@ -60,6 +60,7 @@ struct PlotOptions {
   std::string dir;                // a vtick sweep --out directory
   std::vector<std::string> at;    // KEY=VALUE: fix a swept key (default platform.vcpus=2 when swept)
   std::string policy = "got_tick";// the policy of the delta figure
+  std::string counters;           // "A[,B]": the counters of the any-key figures
 };
 int cmd_plot(const PlotOptions& o);
 

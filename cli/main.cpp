@@ -80,7 +80,8 @@ int main(int argc, char** argv) {
   PlotOptions po;
   auto* pl = app.add_subcommand("plot", "draw a sweep's figures (SVG and PNG, with gnuplot) into DIR/plots");
   pl->add_option("dir", po.dir, "a vtick sweep --out directory")->required();
-  pl->add_option("--at", po.at, "KEY=VALUE: fix a swept key in the per-HZ figures (default platform.vcpus=2 when swept)");
+  pl->add_option("--at", po.at, "KEY=VALUE: fix a swept key (default platform.vcpus=2 when swept, else its first value)");
+  pl->add_option("--counters", po.counters, "A[,B]: summary metrics drawn against any swept key (default exits_per_s,halt_poll_time_pct)");
   pl->add_option("--policy", po.policy, "the policy of the change-by-vCPU-count figure (default got_tick)");
 
   LogOptions log;

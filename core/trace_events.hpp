@@ -126,6 +126,8 @@ inline constexpr std::uint32_t PWR_EVENT_EXIT = 0xffffffffu;
   F(HostCState, cstate, "the C-state asked for, when idle")
 #define VTICK_EV_host_idle(F) \
   F(HostCState, cstate, "the C-state chosen")
+#define VTICK_EV_host_idle_exit(F) \
+  F(HostCState, cstate, "the C-state the hardware thread left (the deepest its idle time reached)")
 #define VTICK_EV_host_nr_running(F) \
   F(int, nr_running, "threads runnable or running")
 #define VTICK_EV_host_switch_vcpu(F) \
@@ -177,6 +179,7 @@ inline constexpr std::uint32_t PWR_EVENT_EXIT = 0xffffffffu;
   X(KvmHaltPollNs, kvm_halt_poll_ns, "kvm:kvm_halt_poll_ns (grow_halt_poll_ns / shrink_halt_poll_ns)") \
   X(HwActivity, hw_activity, "what the hardware thread does changes (HwThread)") \
   X(HostIdle, host_idle, "the host CPU goes idle (the idle governor's choice)") \
+  X(HostIdleExit, host_idle_exit, "the idle host CPU wakes up, from the C-state it reached") \
   X(HostNrRunning, host_nr_running, "the host run queue's length") \
   X(HostSwitchVcpu, host_switch_vcpu, "the host scheduler switches a vCPU thread in") \
   X(HostSwitchThread, host_switch_thread, "the host scheduler switches another thread in") \

@@ -124,6 +124,7 @@ void HostScheduler::wake(HostThread& t) {
     HostCState s = state_reached(c, n);
     t.exit_latency = costs_.cstate_exit_ns(s);
     ++c.stats.wakeups_from[static_cast<int>(s)];
+    trace::host_idle_exit(n, -1 - c.hw.id(), s);
     trace::host_nr_running(n, -1 - c.hw.id(), 1);
     c.curr = &t;
     c.slice_start = n;

@@ -168,6 +168,8 @@ void TraceWriter::end_slice(Track& tr, sim_ns t) {
   r.seq = tr.seq;
   r.cat = tr.cat;
   r.name = std::move(tr.sname);
+  if (tr.reached) r.args[static_cast<std::size_t>(r.nargs++)] = {"reached", 0, tr.reached};
+  tr.reached = nullptr;
   out_.push_back(std::move(r));
 }
 
@@ -319,6 +321,9 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
       break;
     case EventId::KvmTimerUpdateIrq:
       instant(kvm_track(v), t, seq, "kvm_timer_update_irq", "kvm.timer", {{"in_guest", e.kvm_timer_update_irq.in_guest}});
+      break;
+    case EventId::HostIdleExit:  // the C-state the hardware thread really left: an arg of its idle slice
+      pcpu_track(-1 - e.cpu).reached = cstate_name(e.host_idle_exit.cstate);
       break;
     case EventId::HostNrRunning:
       counter(kTraceHostPid, "pCPU" + std::to_string(-1 - e.cpu) + " runqueue", "nr_running", e.host_nr_running.nr_running, t,

@@ -87,6 +87,7 @@ class TraceWriter final : public EventSink {
     std::string sname;
     const char* cat = "";
     int cpu = 0;
+    const char* reached = nullptr;  // idle slice: the C-state left at wake-up (host_idle_exit)
   };
   struct VcpuView {
     int gstate = 3;  // GuestCpuState::Idle
