@@ -4,7 +4,7 @@ declaration rows (core/param.hpp), so a struct cannot hold a second default; wha
 still hide one is code that spells a key with a literal default beside it, as the old
 loader did (v.i("host.kvm.halt_poll_ns", 200000)). For every key `vtick list keys`
 prints, this lists the lines of the model's sources that spell it and fails on any
-that pairs it with a literal. Usage: scripts/check-declarations.py VTICK [SOURCE_DIR]"""
+that passes it first to a call with a literal next (a getter with a default). Usage: scripts/check-declarations.py VTICK [SOURCE_DIR]"""
 import os, re, subprocess, sys
 
 vtick = sys.argv[1]
@@ -18,7 +18,7 @@ lines = [(f, i + 1, l) for f in sorted(files) for i, l in enumerate(open(f, enco
 rows = sum(1 for _, _, l in lines if re.match(r'\s*P\(', l))
 bad, spelt = [], 0
 for k in keys:
-    lit = re.compile(re.escape('"' + k + '"') + r'\s*,\s*([-0-9.]|true\b|false\b|"[^"]*"\s*\))')
+    lit = re.compile(r'\(\s*' + re.escape('"' + k + '"') + r'\s*,\s*([-0-9.]|true\b|false\b|"[^"]*"\s*\))')
     for f, n, l in lines:
         if '"' + k + '"' in l:
             spelt += 1
