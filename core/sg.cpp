@@ -1,5 +1,7 @@
 #include "core/sg.hpp"
 
+#include "core/warn.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <simgrid/Exception.hpp>
@@ -102,6 +104,14 @@ void fail_simulation(const std::string& message) {
   request_stop();
 }
 bool simulation_failed() { return g_failed; }
+
+void warn_failed(const char* file, int line, const char* cond, const std::string& text) {
+  std::string f = file;
+  auto slash = f.rfind('/');
+  if (slash != std::string::npos && slash > 0) slash = f.rfind('/', slash - 1);  // "guest/tick_sched.cpp"
+  fail_simulation("WARN_ON(" + std::string(cond) + ") at " + f.substr(slash == std::string::npos ? 0 : slash + 1) + ":" +
+                  std::to_string(line) + (text.empty() ? "" : ": " + text));
+}
 const std::string& failure_message() { return g_failure; }
 
 void spawn_actor(const std::string& name, sg4::Host* host, std::function<void()> body) {
@@ -135,7 +145,13 @@ Doorbell::~Doorbell() {
 }
 
 void Doorbell::ring() {
-  sim_ns t = now();  // a ringer running ahead rings at its own time, not the clock's
+  // The put below is a simcall: SimGrid may run the woken owner (or any actor ready at
+  // this clock) before the ringer resumes, and those must not see the ringer's lag
+  // (they did: the owner took it as its own, slept it off and zeroed it, and the ringer's
+  // time went back by it). So a ringer running ahead first lets the clock catch up; it
+  // rings at its own time all the same.
+  sync_lag();
+  sim_ns t = now();
   if (rung_) {
     due_ = std::min(due_, t);
     return;

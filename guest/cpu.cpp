@@ -135,7 +135,8 @@ void GuestCpu::go_offline() {
   sim_ns t = now();
   cputime_.stop_idle(t);
   cputime_.dyntick_stop(t, hw_->steal_clock());
-  tick_.tick_cancel_sched_timer();
+  tick_.tick_sched_timer_dying();
+  tick_.tick_handover_do_timer();
   nohz_idle = false;
   trace::cpu_offline(t, id_);
   enter_state(GuestCpuState::Halted);

@@ -84,7 +84,9 @@ class GuestCpu final : public GuestIrqSink {
   bool offline_pending = false;  // cpu_down() asked this CPU to go
   Kcpustat proc_stat(sim_ns now);                         // the configured scheme
 
-  // update_process_times() -> account_process_tick()
+  // kernel/time/timer.c update_process_times(): cputime, the timer wheel, sched_tick()
+  void update_process_times(sim_ns now);
+  void run_local_timers();
   void account_process_tick(sim_ns now);
   // add_timer() on this CPU for `delay` from now (timer wheel; jiffies granularity).
   void add_timer(sim_ns delay, std::function<void(GuestCpu&, const WheelTimer&)> fn);
@@ -197,6 +199,7 @@ class GuestKernel {
   bool available_idle_cpu(int cpu) const;
   sim_ns wakeup_granularity() const;
   // load balancing (fair.c)
+  void sched_tick(GuestCpu& c);  // kernel/sched/core.c, from update_process_times()
   void trigger_load_balance(GuestCpu& c);
   void rebalance_domains(GuestCpu& c, bool idle);
   bool load_balance(GuestCpu& dst, bool idle);

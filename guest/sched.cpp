@@ -144,7 +144,7 @@ void GuestKernel::try_to_wake_up(Task& p, GuestCpu& waker) {
   if (tracing()) trace::sched_wakeup(waker.now(), waker.id(), p.pid, target.id());
   ++p.wakeups;
   enqueue_task(target, p, true);
-  target.tick().tick_nohz_dep_set_sched(waker);
+  target.tick().tick_nohz_dep_set_cpu_sched(waker);  // sched_update_tick_dependency()
   if (&target == &waker) ++sched_stats.wakeups_local;
   else ++sched_stats.wakeups_remote;
   check_preempt_curr(target, p, waker);
@@ -209,6 +209,14 @@ void GuestKernel::newidle_balance(GuestCpu& c) {
 }
 
 // trigger_load_balance(): from the scheduler tick.
+// sched_tick(): with other tasks waiting, the running one yields once it has had its
+// slice (EEVDF base slice 0.75 ms scaled by 1 + ilog2(min(nr_cpus, 8))); then balancing.
+void GuestKernel::sched_tick(GuestCpu& c) {
+  c.update_curr();
+  if (c.curr && !c.rq.empty() && c.now() - c.slice_start >= sched_slice()) c.need_resched = true;
+  trigger_load_balance(c);
+}
+
 void GuestKernel::trigger_load_balance(GuestCpu& c) {
   if (!p_.sched.load_balance) return;
   if (c.now() >= c.next_balance) rebalance_domains(c, c.idle_cpu());

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/trace.hpp"
+#include "core/warn.hpp"
 #include "guest/kernel.hpp"
 
 namespace vtick {
@@ -61,23 +62,8 @@ void TickSched::tick_sched_do_timer(sim_ns now) {
   if (inidle_) got_idle_tick_ = true;
 }
 
-// tick_sched_handle() -> update_process_times(): cputime, timers, the scheduler tick.
-void TickSched::tick_sched_handle(sim_ns now) {
-  GuestCpu& c = cpu_;
-  GuestKernel& k = c.kernel();
-  if (tick_stopped_ && !c.curr) ++idle_jiffies_;  // not accounted twice by the restart
-  c.account_process_tick(now);
-  c.hw().run(k.params().costs.tick_handler_ns);
-  // run_local_timers() -> TIMER_SOFTIRQ: the timer wheel's expired buckets
-  if (!c.wheel().empty() && c.wheel().next_expiry() <= k.jiffies) c.wheel().run(k.jiffies, c);
-  // scheduler_tick(): with other tasks waiting, the running one yields once it has had
-  // its slice (EEVDF base slice 0.75 ms scaled by 1 + ilog2(min(nr_cpus, 8))).
-  c.update_curr();
-  if (c.curr && !c.rq.empty() && c.now() - c.slice_start >= k.sched_slice()) c.need_resched = true;
-  k.trigger_load_balance(c);
-}
-
-// tick_nohz_handler(): the sched_timer callback.
+// tick_nohz_handler(): the sched_timer callback (with what tick_sched_handle() did before
+// v6.10 inlined here).
 HrtimerRestart TickSched::tick_nohz_handler(sim_ns now) {
   ++stats_.ticks;
   trace::tick(now, cpu_.id(), inidle_, sched_timer_.expires);
@@ -86,7 +72,8 @@ HrtimerRestart TickSched::tick_nohz_handler(sim_ns now) {
   if (cpu_.irq_from() == GuestCpuState::User) ++stats_.ticks_user;
   if (cpu_.in_poll()) ++stats_.ticks_polling;
   tick_sched_do_timer(now);
-  tick_sched_handle(now);
+  if (tick_stopped_ && !cpu_.curr) ++idle_jiffies_;  // the idle task's tick: not accounted twice at the restart
+  cpu_.update_process_times(now);
   if (tick_stopped_) {
     // A stopped tick is re-armed by the idle loop, not here. 2026 series P1(b): a polling
     // nohz_full CPU never re-enters that loop, so make it leave the poll.
@@ -152,6 +139,8 @@ void TickSched::tick_nohz_stop_tick() {
   if (tick_stopped_ && expires == next_tick_) {
     // Already programmed for it, unless the timer fired meanwhile.
     if (expires == KTIME_MAX || sched_timer_.queued) return;
+    // tick_nohz_stop_tick()'s WARN_ONCE: a stopped tick whose event passed unprogrammed
+    VTICK_WARN(sched_timer_.expires != expires, "CPU ", cpu_.id(), ": next_tick ", next_tick_, " but sched_timer at ", sched_timer_.expires);
   }
   if (!tick_stopped_) {
     last_tick_ = sched_timer_.expires;
@@ -165,6 +154,8 @@ void TickSched::tick_nohz_stop_tick() {
 }
 
 void TickSched::tick_nohz_idle_stop_tick() {
+  // only the idle loop stops the tick this way (cf. tick_nohz_get_sleep_length()'s check)
+  if (VTICK_WARN(!inidle_, "CPU ", cpu_.id(), " outside its idle loop")) return;
   sim_ns expires;
   if (timer_expires_base_) expires = timer_expires_;
   else if (can_stop_idle_tick()) expires = tick_nohz_next_event();
@@ -188,6 +179,7 @@ void TickSched::tick_nohz_idle_stop_tick() {
 }
 
 void TickSched::tick_nohz_idle_retain_tick() {
+  if (VTICK_WARN(!inidle_, "CPU ", cpu_.id(), " outside its idle loop")) return;
   ++stats_.retains;
   if (tracing()) trace::tick_retain(cpu_.now(), cpu_.id());
   tick_nohz_retain_tick();
@@ -212,28 +204,41 @@ void TickSched::tick_nohz_restart_sched_tick(sim_ns now) {
   tick_stopped_ = false;
   ++stats_.restarts;
   trace::tick_restart(now, cpu_.id());
-  cpu_.cputime().dyntick_stop(now, cpu_.hw().steal_clock());
-  // tick_nohz_account_idle_time(): the old scheme accounts the stopped period in ticks
-  GuestKernel& k = cpu_.kernel();
-  if (k.jiffies > idle_jiffies_) cpu_.cputime().account_idle_ticks(k.jiffies - idle_jiffies_, k.tick_nsec(), cpu_.hw().steal_clock());
-  idle_jiffies_ = k.jiffies;
   tick_nohz_restart(now);
 }
 
+// tick_nohz_account_idle_time(): on the idle exit path only, the stopped period's ticks
+// are idle time (old scheme: in bulk; new scheme: the dyntick delta ends here).
+void TickSched::tick_nohz_account_idle_time(sim_ns now) {
+  cpu_.cputime().dyntick_stop(now, cpu_.hw().steal_clock());
+  GuestKernel& k = cpu_.kernel();
+  if (k.jiffies > idle_jiffies_) cpu_.cputime().account_idle_ticks(k.jiffies - idle_jiffies_, k.tick_nsec(), cpu_.hw().steal_clock());
+  idle_jiffies_ = k.jiffies;
+}
+
+// tick_nohz_idle_update_tick(): leaving idle with the tick stopped.
+void TickSched::tick_nohz_idle_update_tick(sim_ns now) {
+  if (nohz_full_cpu()) tick_nohz_full_update_tick_now(now);
+  else tick_nohz_restart_sched_tick(now);
+  tick_nohz_account_idle_time(now);
+}
+
 void TickSched::tick_nohz_idle_restart_tick() {
-  if (tick_stopped_) tick_nohz_restart_sched_tick(cpu_.now());
+  if (!tick_stopped_) return;
+  sim_ns now = cpu_.now();
+  tick_nohz_restart_sched_tick(now);
+  tick_nohz_account_idle_time(now);
 }
 
 // tick_nohz_idle_exit(): only a stopped tick is looked at. Since a5183862e76f a
 // nohz_full CPU keeps it stopped when nothing needs it; others restart it.
 void TickSched::tick_nohz_idle_exit() {
+  VTICK_WARN(!inidle_, "CPU ", cpu_.id());  // tick_nohz_idle_exit(): WARN_ON_ONCE(!TS_FLAG_INIDLE)
   inidle_ = false;
   sim_ns now = cpu_.now();
   cpu_.cputime().stop_idle(now);  // tick_nohz_stop_idle()
   cpu_.cputime().dyntick_stop(now, cpu_.hw().steal_clock());
-  if (!tick_stopped_) return;
-  if (nohz_full_cpu()) __tick_nohz_full_update_tick(now);
-  else tick_nohz_restart_sched_tick(now);
+  if (tick_stopped_) tick_nohz_idle_update_tick(now);
 }
 
 bool TickSched::tick_nohz_idle_got_tick() {
@@ -264,15 +269,20 @@ void TickSched::tick_nohz_irq_exit() {
   }
 }
 
-// tick_cancel_sched_timer(): the CPU goes offline; idle sleeptime is preserved.
-void TickSched::tick_cancel_sched_timer() {
+// tick_sched_timer_dying(): the CPU goes offline; idle sleeptime is preserved.
+void TickSched::tick_sched_timer_dying() {
   cpu_.hrtimers().cancel(sched_timer_);
   tick_stopped_ = false;
   inidle_ = false;
   got_idle_tick_ = false;
   timer_expires_base_ = 0;
+}
+
+// tick_handover_do_timer() (kernel/time/tick-common.c): the dying CPU's jiffies duty
+// goes to the first online CPU.
+void TickSched::tick_handover_do_timer() {
   GuestKernel& k = cpu_.kernel();
-  if (k.tick_do_timer_cpu == cpu_.id()) k.tick_do_timer_cpu = k.first_online_cpu();  // tick_handover_do_timer()
+  if (k.tick_do_timer_cpu == cpu_.id()) k.tick_do_timer_cpu = k.first_online_cpu();
 }
 
 // --- NO_HZ_FULL ---------------------------------------------------------------
@@ -301,14 +311,14 @@ void TickSched::tick_nohz_full_stop_tick() {
   }
 }
 
-void TickSched::__tick_nohz_full_update_tick(sim_ns now) {
+void TickSched::tick_nohz_full_update_tick_now(sim_ns now) {
   if (can_stop_full_tick()) tick_nohz_full_stop_tick();
   else if (tick_stopped_) tick_nohz_restart_sched_tick(now);
 }
 
 void TickSched::tick_nohz_full_update_tick() {
   if (!nohz_full_cpu() || !cpu_.kernel().params().nohz) return;
-  __tick_nohz_full_update_tick(cpu_.now());
+  tick_nohz_full_update_tick_now(cpu_.now());
 }
 
 // __tick_nohz_task_switch(): a task with a tick dependency switched in on a nohz_full
@@ -318,10 +328,11 @@ void TickSched::tick_nohz_task_switch() {
   if (cpu_.curr && cpu_.curr->posix_cpu_timer) tick_nohz_full_update_tick();
 }
 
-// sched_update_tick_dependency(): more than one runnable task sets TICK_DEP_BIT_SCHED
-// and kicks the CPU (tick_nohz_dep_set_cpu): locally the irq_work re-evaluates at once,
-// a remote CPU gets an IPI and re-evaluates at its irq exit.
-void TickSched::tick_nohz_dep_set_sched(GuestCpu& from) {
+// tick_nohz_dep_set_cpu(cpu, TICK_DEP_BIT_SCHED), set by sched_update_tick_dependency()
+// when a second task is runnable: the CPU is kicked (locally the irq_work re-evaluates at
+// once, a remote CPU gets an IPI and re-evaluates at its irq exit). A CPU whose tick
+// runs has nothing to re-evaluate: no kick is counted.
+void TickSched::tick_nohz_dep_set_cpu_sched(GuestCpu& from) {
   if (!nohz_full_cpu() || !tick_stopped_ || cpu_.nr_running() < 2) return;
   ++stats_.dep_kicks;
   if (&from == &cpu_) tick_nohz_full_update_tick();

@@ -54,27 +54,30 @@ class TickSched {
   void tick_nohz_full_update_tick();
   void tick_nohz_user_enter();
   void tick_nohz_task_switch();        // finish_task_switch(): the new task's dependencies
-  void tick_nohz_dep_set_sched(GuestCpu& from);  // nr_running went above one
+  // tick_nohz_dep_set_cpu(cpu, TICK_DEP_BIT_SCHED) from `from`: sched_update_tick_dependency()
+  void tick_nohz_dep_set_cpu_sched(GuestCpu& from);
   bool nohz_full_cpu() const;
 
   bool inidle() const { return inidle_; }
-  void tick_cancel_sched_timer();  // CPU going offline
+  void tick_sched_timer_dying();   // CPU going offline (tick_cpu_dying())
+  void tick_handover_do_timer();   // ... hands the jiffies duty over
   sim_ns sched_timer_expires() const { return sched_timer_.queued ? sched_timer_.expires : KTIME_MAX; }
   const TickSchedStats& stats() const { return stats_; }
 
  private:
   HrtimerRestart tick_nohz_handler(sim_ns now);
   void tick_sched_do_timer(sim_ns now);
-  void tick_sched_handle(sim_ns now);
   bool can_stop_full_tick() const;
   void tick_nohz_full_stop_tick();
-  void __tick_nohz_full_update_tick(sim_ns now);
+  void tick_nohz_full_update_tick_now(sim_ns now);  // __tick_nohz_full_update_tick() (reserved in C++)
   bool can_stop_idle_tick();
   sim_ns tick_nohz_next_event();
   void tick_nohz_stop_tick();
   void tick_nohz_retain_tick() { timer_expires_base_ = 0; }
   void tick_nohz_restart(sim_ns now);
   void tick_nohz_restart_sched_tick(sim_ns now);
+  void tick_nohz_idle_update_tick(sim_ns now);
+  void tick_nohz_account_idle_time(sim_ns now);
 
   GuestCpu& cpu_;
   Hrtimer sched_timer_;

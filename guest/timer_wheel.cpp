@@ -1,9 +1,25 @@
-// kernel/time/timer.c: calc_wheel_index(), get_next_timer_interrupt(), __run_timers().
+// kernel/time/timer.c: calc_wheel_index(), get_next_timer_interrupt(), __run_timers(),
+// update_process_times(), run_local_timers().
 #include "guest/timer_wheel.hpp"
 
 #include <vector>
 
+#include "guest/kernel.hpp"
+
 namespace vtick {
+
+// update_process_times(): the tick's work on this CPU.
+void GuestCpu::update_process_times(sim_ns now) {
+  account_process_tick(now);
+  hw().run(k_.params().costs.tick_handler_ns);
+  run_local_timers();
+  k_.sched_tick(*this);
+}
+
+// run_local_timers() -> TIMER_SOFTIRQ: the wheel's expired buckets.
+void GuestCpu::run_local_timers() {
+  if (!wheel_.empty() && wheel_.next_expiry() <= k_.jiffies) wheel_.run(k_.jiffies, *this);
+}
 
 std::uint64_t TimerWheel::bucket_expiry(std::uint64_t expires, std::uint64_t clk) {
   constexpr int LVL_CLK_SHIFT = 3, LVL_BITS = 6, LVL_DEPTH = 9;

@@ -114,6 +114,11 @@ bool KvmVcpu::kvm_vcpu_block(sim_ns& pending) {
   return true;
 }
 
+sim_ns KvmVcpu::poll_open_ns(sim_ns now) const {
+  if (halt_start_ < 0) return 0;
+  return (halt_poll_end_ < 0 ? now : halt_poll_end_) - halt_start_;
+}
+
 // kvm_vcpu_halt(): poll for up to vcpu->halt_poll_ns, then block; adapt the window.
 sim_ns KvmVcpu::kvm_vcpu_halt() {
   const KvmParams& p = vm_.params().kvm;
@@ -121,6 +126,8 @@ sim_ns KvmVcpu::kvm_vcpu_halt() {
   bool poll_allowed = poll_control_;  // !kvm_arch_no_poll()
   if (halt_poll_ns_ > max) halt_poll_ns_ = max;
   sim_ns start = now();
+  halt_start_ = start;
+  halt_poll_end_ = -1;
   trace::kvm_vcpu_halt(start, id_, halt_poll_ns_, poll_allowed);
   // upstream: poll for vcpu->halt_poll_ns; the timer-aware host behaviours may change
   // the window (host/timer_aware.cpp)
@@ -140,6 +147,7 @@ sim_ns KvmVcpu::kvm_vcpu_halt() {
     poll_end = now();
     trace::halt_poll_end(poll_end, id_, poll_end - start, woke_in_poll);
   }
+  halt_poll_end_ = poll_end;
   sim_ns pending = 0;
   bool waited = false;
   // the amplifier: a halt ended by the guest's own timer while polling
@@ -155,6 +163,7 @@ sim_ns KvmVcpu::kvm_vcpu_halt() {
   sim_ns cur = now();
   if (waited) st_.halt.halt_wait_ns += cur - poll_end;
   if (do_poll) update_halt_poll_stats(st_.halt, poll_end - start, !waited);
+  halt_start_ = -1;
   sim_ns old = halt_poll_ns_;
   halt_poll_ns_ = adjust_halt_poll_ns(p, halt_poll_ns_, cur - start, poll_allowed, st_.halt);
   trace::kvm_vcpu_wakeup(cur, id_, cur - start, waited);

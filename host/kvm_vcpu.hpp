@@ -132,6 +132,9 @@ class KvmVcpu final : public VirtualCpu {
   sim_ns timer_advance_ns() const { return timer_advance_ns_; }
   std::uint64_t ple_window() const { return ple_window_; }
   std::array<sim_ns, static_cast<size_t>(VcpuState::Count)> time_in_state(sim_ns now) const { return time_.totals(now); }
+  // The poll time of a kvm_vcpu_halt() still going on at `now` (its stats are updated at
+  // its end, as kvm_main.c does): 0 outside a halt.
+  sim_ns poll_open_ns(sim_ns now) const;
 
  private:
   struct Inflight { IrqVector v; sim_ns at; std::uint64_t io = 0; };
@@ -177,6 +180,8 @@ class KvmVcpu final : public VirtualCpu {
   std::vector<std::uint64_t> used_ring_;  // completed I/O requests the guest has not read
 
   sim_ns halt_poll_ns_ = 0;          // vcpu->halt_poll_ns
+  sim_ns halt_start_ = -1;           // the kvm_vcpu_halt() in progress: its start (-1: none)
+  sim_ns halt_poll_end_ = -1;        // ... and the end of its poll (-1: still polling)
   HostThread thread_;                // this vCPU thread in the host scheduler
   sim_ns timer_advance_ns_ = 0;      // lapic timer_advance_ns (x86, adaptive)
   sim_ns expired_tscdeadline_ = 0;   // a sw timer that fired early, by the advance

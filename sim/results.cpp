@@ -125,6 +125,7 @@ std::string results_json(const Scenario& sc, const RunResult& r, bool timing) {
   man["simgrid_events_detail"] = {{"waits", r.sg_detail[0]}, {"works", r.sg_detail[1]}, {"executes", r.sg_detail[2]}, {"rings", r.sg_detail[3]}, {"run_aheads", r.sg_detail[4]}};
   man["status"] = r.failed ? "failed" : "ok";
   if (r.failed) man["error"] = r.error;
+  man["invariants_checked"] = {{"count", r.invariants_checked.size()}, {"names", r.invariants_checked}};
   if (timing) {
     man["wall_seconds"] = r.wall_seconds;
     man["simulated_seconds_per_wall_second"] = r.wall_seconds > 0 ? static_cast<double>(sc.run.duration) * 1e-9 / r.wall_seconds : 0;

@@ -13,6 +13,7 @@
 #include "host/kvm.hpp"
 #include "platform/sg_platform.hpp"
 #include "sim/collect.hpp"
+#include "sim/invariants.hpp"
 
 namespace vtick {
 
@@ -87,6 +88,7 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   // the end, to the nanosecond) and then stops every actor. (Engine::run_until() can
   // overshoot its date by a rounding error and then refuse to continue.)
   Metrics at_warmup, at_end;
+  std::vector<sim_ns> poll_open;
   sim_ns end = -1;
   Doorbell horizon_bell("horizon");
   spawn_actor("horizon", machine->threads.front()->host(), [&] {
@@ -97,6 +99,7 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
     while (now() < sc.run.duration) wait_event(horizon_bell, sc.run.duration);
     end = now();
     collect(at_end, end, *machine, vm, kernel, sc.workload);
+    for (int i = 0; i < vm.nr_vcpus(); ++i) poll_open.push_back(vm.vcpu(i).poll_open_ns(end));
     request_stop();
   });
   // Progress: SimGrid calls this when its clock moves (the model's own clock can run
@@ -141,6 +144,15 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   } else if (end != sc.run.duration) {
     res.failed = true;
     res.error = "simulation stopped at " + format_duration(end) + " before its end " + format_duration(sc.run.duration);
+  } else {
+    InvariantInputs in{end, sc.vcpus, static_cast<int>(machine->threads.size()), sc.guest.tick_nsec(), sc.host.timer_aware.reclaim,
+                       sc.guest.cputime == CputimeScheme::Old, !sc.guest.hotplug_events.empty(), poll_open};
+    InvariantResult inv = check_invariants(at_end, res.metrics, in);
+    res.invariants_checked = inv.checked;
+    if (!inv.broken.empty()) {
+      res.failed = true;
+      res.error = "invariant broken: " + inv.broken;
+    }
   }
   set_event_sink(nullptr);
   res.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

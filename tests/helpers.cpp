@@ -30,8 +30,10 @@ std::vector<ModelEvent> Recorder::on_cpu(int cpu) const {
   return v;
 }
 
-CliResult run_cli(const std::string& args) {
-  std::string cmd = std::string(VTICK_BIN) + " " + args + " 2>&1";
+CliResult run_cli(const std::string& args, const std::vector<std::string>& env) {
+  std::string cmd;
+  for (const auto& e : env) cmd += e + " ";
+  cmd += std::string(VTICK_BIN) + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
   char buf[4096];

@@ -22,7 +22,7 @@ struct CliResult {
   int status;
   std::string output;  // stdout and stderr together
 };
-CliResult run_cli(const std::string& args);  // runs the vtick binary
+CliResult run_cli(const std::string& args, const std::vector<std::string>& env = {});  // runs the vtick binary (env: NAME=VALUE)
 std::string read_file(const std::string& path);
 std::string temp_path(const std::string& name);
 

@@ -1,5 +1,6 @@
 // core/param.hpp and the declaration tables: one row per parameter, read by everything.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 
@@ -171,4 +172,24 @@ TEST_CASE("vtick list metrics names every counter of the results JSON with a uni
   CHECK(seen > 500);
   CHECK(metric_pattern("vcpu3.kvm.halt_exits") == "vcpu<N>.kvm.halt_exits");
   CHECK(metric_pattern("vcpu3.kvm.no_such_stat").empty());
+}
+
+TEST_CASE("every run checks its invariants, and a broken one fails the run with exit 1 naming it and the CPU") {
+  std::string json = test::temp_path("inv.json");
+  auto ok = test::run_cli(std::string("run ") + VTICK_SOURCE_DIR + "/scenarios/default.toml --duration 50ms --quiet --json " + json);
+  REQUIRE(ok.status == 0);
+  auto j = nlohmann::json::parse(test::read_file(json));
+  const auto& inv = j["manifest"]["invariants_checked"];
+  CHECK(inv["count"] == inv["names"].size());
+  std::vector<std::string> names = inv["names"];
+  for (const char* n : {"vcpu_time", "guest_time", "halt_poll", "exits", "ticks", "proc_stat", "pcpu_time", "non_negative"})
+    CHECK(std::find(names.begin(), names.end(), n) != names.end());
+  // fault injection (docs/cli.md): each invariant, broken on purpose, is caught and named
+  for (const auto& n : names) {
+    auto r = test::run_cli("run " + std::string(VTICK_SOURCE_DIR) + "/scenarios/default.toml --duration 50ms --quiet", {"VTICK_FAULT_INVARIANT=" + n});
+    INFO(n << ": " << r.output);
+    CHECK(r.status == 1);
+    CHECK(r.output.find("invariant broken: " + n) != std::string::npos);
+    if (n != "non_negative") CHECK((r.output.find(" on vCPU 0") != std::string::npos || r.output.find(" on hardware thread 0") != std::string::npos));
+  }
 }

@@ -305,3 +305,24 @@ TEST_CASE("periodic (nohz=off): with IPI wake-ups the tick never stops and keeps
   }
   CHECK(ticks >= 50);  // about one per ms of the ~1 ms idle periods
 }
+
+// Bug of the first release: tick_nohz_restart_sched_tick() accounted idle ticks also when a
+// busy nohz_full CPU restarted its tick (a second task woke), so the CPU's kcpustat idle
+// grew by every jiffy since its last idle stop; the kernel accounts them only on the idle
+// exit path (tick_nohz_idle_update_tick() / tick_nohz_idle_restart_tick()).
+static void busy_nohz_full_restarts(const std::string& hotplug) {
+  const std::string toml =
+      "[guest]\ncmdline = \"nohz_full=1\"\n[workload]\nkind = \"script\"\n"
+      "[[workload.task]]\nname = \"spin\"\ncpus = \"1\"\nprogram = [\"run 1s\"]\n"
+      "[[workload.task]]\nname = \"visitor\"\ncpus = \"1\"\nprogram = [\"sleep 5ms\", \"run 100us\"]\n"
+      "[run]\nduration = \"600ms\"\n";
+  RunResult r = run_simulation(test::scenario(toml, {"guest.hotplug=" + hotplug}));
+  REQUIRE_FALSE(r.failed);
+  CHECK(r.metrics.get("vcpu1.tick.restarts") >= 40);
+  CHECK(r.metrics.get("vcpu1.guest_time.idle_loop_ns") < 100000);  // busy to the end (or to cpu_down: then halted, offline)
+  // offline, the old scheme shows kcpustat's tick-based idle: it must hold no idle tick
+  // (before the fix: 496 ms of the 500 ms the CPU was busy)
+  CHECK(r.metrics.get("vcpu1.proc_stat.idle_ns") == 0);
+}
+TEST_CASE("a busy nohz_full CPU that restarts its tick accounts no idle tick") { busy_nohz_full_restarts(""); }
+TEST_CASE("a busy nohz_full CPU that restarted its tick shows no idle tick once offline") { busy_nohz_full_restarts("1:offline@500ms"); }
