@@ -16,6 +16,7 @@
 #include "sim/results.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simulation.hpp"
+#include "sim/trace_dat.hpp"
 #include "sim/trace_writer.hpp"
 
 namespace vtick {
@@ -120,12 +121,13 @@ int cmd_run(const RunOptions& o) {
     std::fprintf(stderr, "vtick: %s\n", e.what());
     return 2;
   }
-  bool tracing = !o.trace_path.empty() || !o.ftrace_path.empty();
+  bool tracing = !o.trace_path.empty() || !o.ftrace_path.empty() || !o.trace_dat_path.empty();
+  const std::string guest_dat = o.trace_dat_path.empty() ? "" : trace_dat_guest_path(o.trace_dat_path, "vm0");
   sim_ns ws = 0, we = KTIME_MAX;
   if (!o.trace_window.empty()) {
     std::string err;
     if (!tracing) {
-      std::fprintf(stderr, "vtick: --trace-window needs --trace FILE or --ftrace FILE\n");
+      std::fprintf(stderr, "vtick: --trace-window needs --trace FILE, --ftrace FILE or --trace-dat FILE\n");
       return 2;
     }
     if (!parse_trace_window(o.trace_window, ws, we, err)) {
@@ -138,7 +140,7 @@ int cmd_run(const RunOptions& o) {
       return 2;
     }
   }
-  for (const std::string* p : {&o.trace_path, &o.ftrace_path})
+  for (const std::string* p : {&o.trace_path, &o.ftrace_path, &o.trace_dat_path, &guest_dat})
     if (!p->empty() && !writable(*p)) {
       std::fprintf(stderr, "vtick: cannot write %s\n", p->c_str());
       return 2;
@@ -169,6 +171,18 @@ int cmd_run(const RunOptions& o) {
     trace.finish(r.failed ? -1 : sc.run.duration);
     if (!o.trace_path.empty() && !write_trace(o.trace_path, trace.json())) status = 2;
     if (!o.ftrace_path.empty() && !write_trace(o.ftrace_path, trace.ftrace())) status = 2;
+    if (!o.trace_dat_path.empty()) {
+      for (bool host : {true, false}) {
+        std::string bytes = trace_dat_bytes(trace, host);
+        std::string err = trace_dat_check(bytes, trace_dat_records(trace, host));
+        const std::string& path = host ? o.trace_dat_path : guest_dat;
+        if (!err.empty()) {
+          std::fprintf(stderr, "vtick: internal error: %s: %s\n", path.c_str(), err.c_str());
+          return 1;
+        }
+        if (!write_trace(path, bytes)) status = 2;
+      }
+    }
   }
   if (!o.json_path.empty() && !write_file_atomic(o.json_path, results_json(sc, r, o.timing))) {
     std::fprintf(stderr, "vtick: cannot write %s\n", o.json_path.c_str());
