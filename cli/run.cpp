@@ -1,5 +1,6 @@
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <unistd.h>
 
 #include "cli/commands.hpp"
@@ -62,11 +63,8 @@ struct TextSink : EventSink {
   static std::string text(std::uint32_t v) { return std::to_string(v); }
   static std::string text(std::int64_t v) { return std::to_string(v); }
   static std::string text(const char* v) { return v ? v : "(null)"; }
-  static std::string text(const void* v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%p", v);
-    return buf;
-  }
+  std::map<const void*, int> objects;  // a pointer field (an identity): its order of appearance, stable run to run
+  std::string text(const void* v) { return "#" + std::to_string(objects.try_emplace(v, static_cast<int>(objects.size())).first->second); }
   static std::string text(GuestCpuState v) { return guest_cpu_state_name(v); }
   static std::string text(VcpuState v) { return vcpu_state_name(v); }
   std::string text(ExitReason v) const { return exit_reason_name(v, x86); }

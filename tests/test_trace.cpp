@@ -356,3 +356,29 @@ TEST_CASE("trace: a slice never ends after the next one on its track starts, in 
   }
   CHECK(adjacent > 500);  // most slices end where the next begins: the case that nests
 }
+
+TEST_CASE("run --events: one line per model event with its declared fields by name, the same bytes each run") {
+  std::string e1 = test::temp_path("e1.txt"), e2 = test::temp_path("e2.txt"), j = test::temp_path("e.json");
+  REQUIRE(test::run_cli("run " VTICK_SOURCE_DIR "/scenarios/teach/wakeup.toml --quiet --events " + e1 + " --json " + j).status == 0);
+  REQUIRE(test::run_cli("run " VTICK_SOURCE_DIR "/scenarios/teach/wakeup.toml --quiet --events " + e2).status == 0);
+  std::string text = test::read_file(e1);
+  CHECK(text == test::read_file(e2));  // pointer fields are written as their order of appearance
+  json m = json::parse(test::read_file(j));
+  std::istringstream in(text);
+  std::size_t hlt = 0, halts = 0, lines = 0;
+  std::regex line(R"(^\d+\.\d{9} cpu-?\d+ [a-z_]+( [a-z_]+=\S.*)?$)");
+  for (std::string l; std::getline(in, l);) {
+    ++lines;
+    INFO(l);
+    CHECK(std::regex_match(l, line));
+    hlt += l.find(" kvm_exit reason=HLT") != std::string::npos;
+    if (l.find(" kvm_vcpu_halt ") != std::string::npos) {
+      ++halts;
+      CHECK(std::regex_search(l, std::regex(R"( kvm_vcpu_halt halt_poll_ns=\d+ poll_allowed=[01]$)")));
+    }
+  }
+  CHECK(lines > 1000);
+  CHECK(hlt == metric(m, "vcpu0.exits.hlt") + metric(m, "vcpu1.exits.hlt"));
+  CHECK(halts > 0);
+  CHECK(text.find(" hrtimer_start hrtimer=#0 function=tick_nohz_handler expires=") != std::string::npos);
+}
