@@ -168,11 +168,13 @@ int cmd_run(const RunOptions& o) {
     // written for a failed run too: it shows what happened up to the failure
     trace.finish(r.failed ? -1 : sc.run.duration);
     if (!o.trace_path.empty() && !write_trace(o.trace_path, trace.json())) status = 2;
-    if (!o.ftrace_path.empty() && !write_trace(o.ftrace_path, trace.ftrace())) status = 2;
+    std::vector<FtraceEvent> records;
+    if (!o.ftrace_path.empty() || !o.trace_dat_path.empty()) records = trace.ftrace_events();
+    if (!o.ftrace_path.empty() && !write_trace(o.ftrace_path, trace.ftrace(records))) status = 2;
     if (!o.trace_dat_path.empty()) {
       for (bool host : {true, false}) {
-        std::string bytes = trace_dat_bytes(trace, host);
-        std::string err = trace_dat_check(bytes, trace_dat_records(trace, host));
+        std::string bytes = trace_dat_bytes(trace, records, host);
+        std::string err = trace_dat_check(bytes, trace_dat_records(records, host));
         const std::string& path = host ? o.trace_dat_path : guest_dat;
         if (!err.empty()) {
           std::fprintf(stderr, "vtick: internal error: %s: %s\n", path.c_str(), err.c_str());

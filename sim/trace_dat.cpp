@@ -148,13 +148,13 @@ std::string trace_dat_guest_path(const std::string& host_path, const std::string
   return host_path.substr(0, base) + "-" + guest + host_path.substr(base);
 }
 
-std::size_t trace_dat_records(const TraceWriter& w, bool host) {
+std::size_t trace_dat_records(const std::vector<FtraceEvent>& events, bool host) {
   std::size_t n = 0;
-  for (const FtraceEvent& e : w.ftrace_events()) n += e.host == host;
+  for (const FtraceEvent& e : events) n += e.host == host;
   return n;
 }
 
-std::string trace_dat_bytes(const TraceWriter& w, bool host) {
+std::string trace_dat_bytes(const TraceWriter& w, const std::vector<FtraceEvent>& events, bool host) {
   const TraceTopology& topo = w.topology();
   const int cpus = host ? static_cast<int>(topo.pcpu_names.size()) : topo.vcpus;
   std::string o;
@@ -234,7 +234,7 @@ std::string trace_dat_bytes(const TraceWriter& w, bool host) {
   u16(o, 0);  // end of options
   // flyrecord: per CPU offset and size, then the pages from a page boundary
   std::vector<PageWriter> pages(static_cast<std::size_t>(cpus));
-  for (const FtraceEvent& e : w.ftrace_events())
+  for (const FtraceEvent& e : events)
     if (e.host == host && e.cpu >= 0 && e.cpu < cpus) pages[static_cast<std::size_t>(e.cpu)].add(e.ts, tp_record(e));
   std::vector<std::string> data;
   for (PageWriter& p : pages) data.push_back(p.finish());

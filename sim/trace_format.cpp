@@ -171,7 +171,7 @@ std::vector<FtraceEvent> TraceWriter::ftrace_events() const {
     const std::string tgid = std::to_string(tr.ftgid);
     int sub = 2 * static_cast<int>(i);
     if (r.ph == 'C') {
-      mark(tr, tr.cpu, r.ts, r.seq, sub, 1,
+      mark(tr, r.cpu, r.ts, r.seq, sub, 1,
            "C|" + tgid + "|" + r.name + " " + r.args[0].key + "|" + std::to_string(r.args[0].v));
       continue;
     }
@@ -192,8 +192,9 @@ std::vector<FtraceEvent> TraceWriter::ftrace_events() const {
 // /sys/kernel/tracing/trace's layout (kernel/trace/trace.c print_func_help_header_irq(),
 // trace_output.c trace_print_context(): TASK-PID, [CPU], the latency flags, the time in
 // microseconds rounded as ns2usecs() rounds), both machines in one file.
-std::string TraceWriter::ftrace() const {
-  std::vector<FtraceEvent> events = ftrace_events();
+std::string TraceWriter::ftrace() const { return ftrace(ftrace_events()); }
+
+std::string TraceWriter::ftrace(const std::vector<FtraceEvent>& events) const {
   int cpus = static_cast<int>(topo_.pcpu_names.size()) + topo_.vcpus;
   std::string o = "# tracer: nop\n#\n";
   o += "# vtick " + topo_.scenario + " seed " + std::to_string(topo_.seed) +

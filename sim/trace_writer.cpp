@@ -250,6 +250,7 @@ void TraceWriter::counter(const Track& owner, const std::string& name, const cha
   r.ph = 'C';
   r.pid = pid;
   r.tid = owner.tid;
+  r.cpu = owner.cpu;
   r.ts = t;
   r.seq = seq;
   r.name = name;
@@ -317,6 +318,7 @@ void TraceWriter::open_window() {
     r.ph = 'C';
     r.pid = id.first;
     r.tid = c.owner;
+    r.cpu = tracks_.count({id.first, c.owner}) ? tracks_.at({id.first, c.owner}).cpu : 0;
     r.ts = ws_;
     r.name = id.second;
     r.args[0] = {c.key, c.v};

@@ -85,6 +85,7 @@ class TraceWriter final : public EventSink {
 
   std::string json() const;
   std::string ftrace() const;
+  std::string ftrace(const std::vector<FtraceEvent>& events) const;  // events: ftrace_events()
   const std::vector<TraceRecord>& records() const { return out_; }
   // The ftrace outputs' records in time order: the tracepoint records and the marks.
   std::vector<FtraceEvent> ftrace_events() const;

@@ -208,7 +208,8 @@ TEST_CASE("trace: a run that fails midway still gives a complete, parseable trac
   CHECK(end < 10000000);
   CHECK(count(d, "X", "busy") + count(d, "X", "idle loop") > 0);
   CHECK(w.ftrace().rfind("# tracer: nop\n", 0) == 0);
-  for (bool host : {true, false}) CHECK(trace_dat_check(trace_dat_bytes(w, host), trace_dat_records(w, host)) == "");
+  std::vector<FtraceEvent> records = w.ftrace_events();
+  for (bool host : {true, false}) CHECK(trace_dat_check(trace_dat_bytes(w, records, host), trace_dat_records(records, host)) == "");
 }
 
 TEST_CASE("trace: events from behind (out of global order) never make slices overlap") {
