@@ -17,6 +17,7 @@ struct RunOptions {
   std::string events_path;  // model events as text lines
   std::string trace_path;   // Chrome/Perfetto trace-event JSON
   std::string ftrace_path;  // ftrace text
+  std::string trace_dat_path;  // trace.dat of the host (the guest's beside it)
   std::string trace_window; // START:END
   bool quiet = false;
   bool timing = false;

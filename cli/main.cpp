@@ -26,10 +26,12 @@ int main(int argc, char** argv) {
   r->add_option("--duration", duration, "simulated time, e.g. 10s (run.duration)");
   r->add_option("--json", run.json_path, "write every counter and the manifest to FILE (- for stdout)");
   r->add_flag("--quiet", run.quiet, "print nothing on success");
-  r->add_option("--events", run.events_path, "write every model event (tick_stop, halt, kvm_vcpu_halt, ...) as text lines");
+  r->add_option("--events", run.events_path, "write every model event (kvm_exit, nohz_stop, halt, ...) with its fields as text lines");
   r->add_flag("--timing", run.timing, "add wall-clock figures to the JSON manifest (not reproducible)");
   r->add_option("--trace", run.trace_path, "write a Chrome/Perfetto trace-event JSON of the run to FILE");
-  r->add_option("--ftrace", run.ftrace_path, "write an ftrace-style text trace (sched_switch, cpu_idle, trace marks) to FILE");
+  r->add_option("--ftrace", run.ftrace_path, "write the run as ftrace text (kernel and KVM tracepoints, trace marks) to FILE");
+  r->add_option("--trace-dat", run.trace_dat_path,
+                "write the run as trace.dat files for trace-cmd report / KernelShark: FILE (host) and FILE-vm0 (guest)");
   r->add_option("--trace-window", run.trace_window, "trace only START:END of simulated time, e.g. 10ms:30ms");
 
   std::string tl_trace, tl_svg, tl_window;
@@ -96,7 +98,7 @@ int main(int argc, char** argv) {
   if (int rc = apply_log_options(log)) return rc;
   try {
     if (*r) {
-      for (const char* opt : {"--json", "--events", "--trace", "--ftrace"})
+      for (const char* opt : {"--json", "--events", "--trace", "--ftrace", "--trace-dat"})
         if (r->count(opt)) run.given.insert(opt);
       if (!seed.empty()) run.sets.push_back("run.seed=" + seed);
       if (!duration.empty()) run.sets.push_back("run.duration=" + duration);

@@ -21,6 +21,7 @@
 #include "sim/results.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simulation.hpp"
+#include "sim/trace_dat.hpp"
 #include "sim/trace_writer.hpp"
 
 namespace vtick {
@@ -40,11 +41,8 @@ struct TextSink : EventSink {
   static std::string text(std::uint32_t v) { return std::to_string(v); }
   static std::string text(std::int64_t v) { return std::to_string(v); }
   static std::string text(const char* v) { return v ? v : "(null)"; }
-  static std::string text(const void* v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%p", v);
-    return buf;
-  }
+  std::map<const void*, int> objects;  // a pointer field (an identity): its order of appearance, stable run to run
+  std::string text(const void* v) { return "#" + std::to_string(objects.try_emplace(v, static_cast<int>(objects.size())).first->second); }
   static std::string text(GuestCpuState v) { return guest_cpu_state_name(v); }
   static std::string text(VcpuState v) { return vcpu_state_name(v); }
   std::string text(ExitReason v) const { return exit_reason_name(v, x86); }
@@ -95,12 +93,13 @@ int cmd_run(const RunOptions& o) {
     spdlog::error("{}", e.what());
     return 2;
   }
-  bool tracing = !o.trace_path.empty() || !o.ftrace_path.empty();
+  bool tracing = !o.trace_path.empty() || !o.ftrace_path.empty() || !o.trace_dat_path.empty();
+  const std::string guest_dat = o.trace_dat_path.empty() ? "" : trace_dat_guest_path(o.trace_dat_path, "vm0");
   sim_ns ws = 0, we = KTIME_MAX;
   if (!o.trace_window.empty()) {
     std::string err;
     if (!tracing) {
-      spdlog::error("--trace-window needs --trace FILE or --ftrace FILE");
+      spdlog::error("--trace-window needs --trace FILE, --ftrace FILE or --trace-dat FILE");
       return 2;
     }
     if (!parse_trace_window(o.trace_window, ws, we, err)) {
@@ -112,9 +111,16 @@ int cmd_run(const RunOptions& o) {
       return 2;
     }
   }
+  if (o.given.count("--trace-dat")) {
+    if (o.trace_dat_path == "-") {
+      spdlog::error("--trace-dat: writes two files (the host's and FILE-vm0.dat); give it a file name, not -");
+      return 2;
+    }
+    if (int rc = check_output("--trace-dat", guest_dat)) return rc;
+  }
   // Every output checked before the run; at most one of them on stdout.
   const std::pair<const char*, const std::string*> outputs[] = {
-      {"--json", &o.json_path}, {"--events", &o.events_path}, {"--trace", &o.trace_path}, {"--ftrace", &o.ftrace_path}};
+      {"--json", &o.json_path}, {"--events", &o.events_path}, {"--trace", &o.trace_path}, {"--ftrace", &o.ftrace_path}, {"--trace-dat", &o.trace_dat_path}};
   const char* on_stdout = nullptr;
   for (const auto& [opt, path] : outputs) {
     if (!o.given.count(opt)) continue;
@@ -154,7 +160,21 @@ int cmd_run(const RunOptions& o) {
     // written for a failed run too: it shows what happened up to the failure
     trace.finish(r.failed ? -1 : sc.run.duration);
     if (!o.trace_path.empty() && !write_trace("--trace", o.trace_path, trace.json())) status = 1;
-    if (!o.ftrace_path.empty() && !write_trace("--ftrace", o.ftrace_path, trace.ftrace())) status = 1;
+    std::vector<FtraceEvent> records;
+    if (!o.ftrace_path.empty() || !o.trace_dat_path.empty()) records = trace.ftrace_events();
+    if (!o.ftrace_path.empty() && !write_trace("--ftrace", o.ftrace_path, trace.ftrace(records))) status = 1;
+    if (!o.trace_dat_path.empty()) {
+      for (bool host : {true, false}) {
+        std::string bytes = trace_dat_bytes(trace, records, host);
+        std::string err = trace_dat_check(bytes, trace_dat_records(records, host));
+        const std::string& path = host ? o.trace_dat_path : guest_dat;
+        if (!err.empty()) {
+          spdlog::error("--trace-dat: {} does not read back through libtracecmd: {}", path, err);
+          return 1;
+        }
+        if (!write_trace("--trace-dat", path, bytes)) status = 1;
+      }
+    }
   }
   if (o.given.count("--json") && !write_output("--json", o.json_path, results_json(sc, r, o.timing))) status = 1;
   // The table is for people: on stderr when the data goes to stdout.

@@ -5,7 +5,9 @@ PKGS=(cmake make g++ pkg-config ccache git
       libsimgrid-dev libboost-graph-dev libboost-math-dev libspdlog-dev libfmt-dev catch2
       nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
       python3        # scripts/check-declarations.py (a test), validation tables
-      gnuplot-nox)  # vtick plot
+      gnuplot-nox    # vtick plot
+      libtracecmd-dev libtracefs-dev libtraceevent-dev  # trace.dat read back through libtracecmd (--trace-dat)
+      trace-cmd)     # the tests read vtick's trace.dat with trace-cmd report
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,5 +1,6 @@
 // Model events -> trace tracks (what runs on each hardware thread, vCPU thread, vCPU,
-// tick and guest task), with the kernel's and KVM's tracepoint names.
+// tick and guest task), with the kernel's and KVM's tracepoint names, and the tracepoint
+// records the ftrace outputs write (sim/ftrace_events.hpp).
 #include "sim/trace_writer.hpp"
 
 #include <algorithm>
@@ -13,10 +14,49 @@ namespace vtick {
 
 namespace {
 
-std::string str(const char* fmt, long long a, const char* s = "") {
-  char buf[128];
-  std::snprintf(buf, sizeof buf, fmt, a, s);
-  return buf;
+std::string cut_comm(std::string c) {
+  if (c.size() >= static_cast<std::size_t>(kTaskCommLen)) c.resize(kTaskCommLen - 1);
+  return c;
+}
+
+// sched_switch's prev_state bits (__trace_sched_switch_state): TASK_REPORT_MAX when preempted.
+std::int64_t prev_state_bits(const char* s) {
+  if (!s || std::strcmp(s, "R") == 0) return 0;
+  if (std::strcmp(s, "R+") == 0) return 0x100;
+  if (std::strcmp(s, "D") == 0) return 0x02;
+  if (std::strcmp(s, "Z") == 0) return 0x20;
+  return 0x01;  // S
+}
+
+// The exit as kvm_exit records it: VMX basic exit reason / SVM exit code (x86), or
+// exception type and ESR_ELx.EC (arm64, ARM_EXCEPTION_TRAP = 2, ARM_EXCEPTION_IRQ = 0).
+int vmx_reason(ExitReason r) {
+  switch (r) {
+    case ExitReason::Hlt: return 12;                                          // EXIT_REASON_HLT
+    case ExitReason::TimerExpiry: return 52;                                  // EXIT_REASON_PREEMPTION_TIMER
+    case ExitReason::ExternalInterrupt: case ExitReason::Kick: return 1;      // EXIT_REASON_EXTERNAL_INTERRUPT
+    case ExitReason::Pause: return 40;                                        // EXIT_REASON_PAUSE_INSTRUCTION
+    case ExitReason::Io: case ExitReason::Net: return 49;                     // EXIT_REASON_EPT_MISCONFIG
+    default: return 32;                                                       // EXIT_REASON_MSR_WRITE
+  }
+}
+int svm_code(ExitReason r) {
+  switch (r) {
+    case ExitReason::Hlt: return 0x078;                                       // SVM_EXIT_HLT
+    case ExitReason::TimerExpiry: case ExitReason::ExternalInterrupt: case ExitReason::Kick: return 0x060;  // SVM_EXIT_INTR
+    case ExitReason::Pause: return 0x077;                                     // SVM_EXIT_PAUSE
+    case ExitReason::Io: case ExitReason::Net: return 0x400;                  // SVM_EXIT_NPF
+    default: return 0x07c;                                                    // SVM_EXIT_MSR
+  }
+}
+std::pair<int, int> arm64_exit(ExitReason r) {
+  switch (r) {
+    case ExitReason::Hlt: case ExitReason::Pause: return {2, 0x01};           // TRAP, ESR_ELx_EC_WFx
+    case ExitReason::PollControl: return {2, 0x16};                           // TRAP, HVC64
+    case ExitReason::Io: case ExitReason::Net: return {2, 0x24};              // TRAP, DABT_LOW
+    case ExitReason::TscDeadline: case ExitReason::Lvtt: case ExitReason::Ipi: return {2, 0x18};  // TRAP, SYS64
+    default: return {0, 0};                                                   // IRQ (esr_ec 0)
+  }
 }
 
 // The guest-side tracepoint of an interrupt's entry (x86 irq_vectors.h, arm64 ipi_entry).
@@ -37,6 +77,7 @@ TraceTopology trace_topology(const Scenario& sc, Kvm& vm, GuestKernel& k) {
   t.seed = sc.run.seed;
   Machine& m = vm.machine();
   t.x86 = m.costs.isa == Isa::X86_64;
+  t.svm = m.costs.name == "milan";
   t.host_name = "host: " + sc.shape.name + " (" + sc.shape.arch + ", " + std::to_string(sc.shape.cores) + " core x " +
                 std::to_string(sc.shape.threads_per_core) + " threads)";
   t.vm_name = "vm0: " + std::to_string(sc.vcpus) + " vCPUs, HZ=" + std::to_string(sc.guest.hz) + ", " + enum_name(sc.guest.tick_policy);
@@ -81,24 +122,32 @@ void TraceWriter::describe(const TraceTopology& topo) {
     Track& p = pcpu_track(i);
     p.name = "pCPU" + std::to_string(h) + " (" + topo.pcpu_names[h] + ")";
     p.comm = "pcpu" + std::to_string(h);
+    p.fpid = kFtraceHostMarks + 1 + i;
+    p.ftgid = kFtraceHostMarks;
     p.cpu = i;
-    counters_[{kTraceHostPid, "pCPU" + std::to_string(h) + " runqueue"}] = {"nr_running", topo.pcpu_nr_running[h]};
+    counters_[{kTraceHostPid, "pCPU" + std::to_string(h) + " runqueue"}] = {"nr_running", topo.pcpu_nr_running[h], p.tid};
     // hardware threads start idle (HwThread::start)
     queue_.push({model_event(0, -1 - i, ev::hw_activity{HwActivity::Idle, HostCState::C1}), next_seq_++});
   }
   for (int v = 0; v < topo.vcpus; ++v) {
     std::string n = "vCPU" + std::to_string(v);
-    kvm_track(v).name = n + " thread (KVM)";
-    kvm_track(v).comm = "kvm_vcpu" + std::to_string(v);
+    Track& kvm = kvm_track(v);
+    kvm.name = n + " thread (KVM)";
+    kvm.comm = "CPU " + std::to_string(v) + "/KVM";  // QEMU's name for its vCPU threads
+    kvm.fpid = kFtraceVmm + 1 + v;
+    kvm.ftgid = kFtraceVmm;
     vcpu_track(v).name = n;
     vcpu_track(v).cpu = sched_track(v).cpu = tick_track(v).cpu = v;
     vcpu_track(v).comm = "vcpu" + std::to_string(v);
+    vcpu_track(v).fpid = kFtraceGuestMarks + 1 + 2 * v;
     sched_track(v).name = n + " sched";
     tick_track(v).name = n + " tick";
     tick_track(v).comm = "vcpu" + std::to_string(v) + "_tick";
-    counters_[{kTraceVmPid, n + " tick"}] = {"stopped", 0};
-    counters_[{kTraceVmPid, n + " runqueue"}] = {"nr_running", 0};
-    counters_[{kTraceHostPid, n + " kvm"}] = {"halt_poll_ns", 0};
+    tick_track(v).fpid = kFtraceGuestMarks + 2 + 2 * v;
+    vcpu_track(v).ftgid = tick_track(v).ftgid = kFtraceGuestMarks;
+    counters_[{kTraceVmPid, n + " tick"}] = {"stopped", 0, vcpu_track(v).tid};
+    counters_[{kTraceVmPid, n + " runqueue"}] = {"nr_running", 0, vcpu_track(v).tid};
+    counters_[{kTraceHostPid, n + " kvm"}] = {"halt_poll_ns", 0, kvm.tid};
   }
   for (const auto& [pid, c] : topo.tasks) task_track(pid);
 }
@@ -109,6 +158,7 @@ TraceWriter::Track& TraceWriter::track(int pid, int tid) {
     t.pid = pid;
     t.tid = tid;
     t.marks = pid == kTraceHostPid || (tid >= 10000 && tid < 20000 && (tid - 10000) % 4 != 1);
+    t.host = pid == kTraceHostPid;
     t.name = "track " + std::to_string(tid);
     t.comm = "track" + std::to_string(tid);
   }
@@ -124,7 +174,7 @@ TraceWriter::Track& TraceWriter::task_track(int pid) {
 
 std::string TraceWriter::comm(int pid) const {
   auto it = topo_.tasks.find(pid);
-  return it != topo_.tasks.end() ? it->second : "task" + std::to_string(pid);
+  return cut_comm(it != topo_.tasks.end() ? it->second : "task" + std::to_string(pid));
 }
 
 TraceWriter::VcpuView& TraceWriter::vcpu(int v) {
@@ -174,7 +224,7 @@ void TraceWriter::end_slice(Track& tr, sim_ns t) {
 }
 
 void TraceWriter::instant(Track& tr, sim_ns t, std::uint64_t seq, std::string name, const char* cat,
-                          std::initializer_list<TraceArg> args) {
+                          std::initializer_list<TraceArg> args, const char* mark) {
   if (t < ws_ || t > we_) return;
   TraceRecord r;
   r.ph = 'i';
@@ -185,19 +235,24 @@ void TraceWriter::instant(Track& tr, sim_ns t, std::uint64_t seq, std::string na
   r.seq = seq;
   r.cat = cat;
   r.name = std::move(name);
+  r.mark = mark;
   for (const TraceArg& a : args)
     if (r.nargs < static_cast<int>(r.args.size())) r.args[static_cast<std::size_t>(r.nargs++)] = a;
   out_.push_back(std::move(r));
 }
 
-void TraceWriter::counter(int pid, const std::string& name, const char* key, std::int64_t v, sim_ns t, std::uint64_t seq) {
-  auto [it, fresh] = counters_.try_emplace({pid, name}, Counter{key, v});
+void TraceWriter::counter(const Track& owner, const std::string& name, const char* key, std::int64_t v, sim_ns t,
+                          std::uint64_t seq) {
+  int pid = owner.pid;
+  auto [it, fresh] = counters_.try_emplace({pid, name}, Counter{key, v, owner.tid});
   if (!fresh && it->second.v == v) return;
   it->second.v = v;
   if (!window_open_ || t > we_) return;  // open_window() writes the value at the start
   TraceRecord r;
   r.ph = 'C';
   r.pid = pid;
+  r.tid = owner.tid;
+  r.cpu = owner.cpu;
   r.ts = t;
   r.seq = seq;
   r.name = name;
@@ -206,18 +261,56 @@ void TraceWriter::counter(int pid, const std::string& name, const char* key, std
   out_.push_back(std::move(r));
 }
 
-void TraceWriter::line(int v, sim_ns t, std::uint64_t seq, const char* flags, std::string task, int pid, std::string text) {
-  if (t < ws_ || t > we_) return;
-  TraceRecord r;
-  r.ph = 'F';
-  r.tid = pid;
-  r.cpu = v;
-  r.ts = t;
-  r.seq = seq;
-  r.cat = flags;
-  r.task = std::move(task);
-  r.name = std::move(text);
-  out_.push_back(std::move(r));
+FtraceEvent* TraceWriter::guest_event(int v, sim_ns t, std::uint64_t seq, Tp tp, std::uint8_t flags, std::uint8_t preempt) {
+  if (t < ws_ || t > we_) return nullptr;
+  FtraceEvent& e = fevents_.emplace_back();
+  int curr = vcpu(v).curr;
+  e.ts = t;
+  e.seq = seq;
+  e.sub = static_cast<int>(fevents_.size());
+  e.cpu = v;
+  e.pid = curr;
+  e.comm = curr ? comm(curr) : "<idle>";
+  e.tp = tp;
+  e.flags = flags;
+  e.preempt = preempt;
+  return &e;
+}
+
+FtraceEvent* TraceWriter::host_event(int v, sim_ns t, std::uint64_t seq, Tp tp, std::uint8_t flags, std::uint8_t preempt) {
+  if (t < ws_ || t > we_) return nullptr;
+  const Track& k = kvm_track(v);
+  FtraceEvent& e = fevents_.emplace_back();
+  e.ts = t;
+  e.seq = seq;
+  e.sub = static_cast<int>(fevents_.size());
+  e.host = true;
+  e.cpu = k.cpu;
+  e.pid = k.fpid;
+  e.comm = k.comm;
+  e.tp = tp;
+  e.flags = flags;
+  e.preempt = preempt;
+  return &e;
+}
+
+// hrtimer=%p: each timer gets an address of its own, in order of first appearance.
+std::uint64_t TraceWriter::timer_address(const void* timer) {
+  auto [it, fresh] = timers_.try_emplace(timer, 0);
+  if (fresh) it->second = 0xffff888000100000ULL + 0x40ULL * (timers_.size() - 1);  // the direct map, 64-byte apart
+  return it->second;
+}
+
+std::map<int, std::string> TraceWriter::ftrace_tasks(bool host) const {
+  std::map<int, std::string> m;
+  for (const auto& [id, tr] : tracks_)
+    if (tr.marks && tr.host == host && tr.fpid) m[tr.fpid] = tr.comm;
+  if (host) {
+    m[kFtraceVmm] = topo_.x86 ? "qemu-system-x86" : "qemu-system-aar";  // qemu-system-x86_64, -aarch64: cut at 15
+  } else {
+    for (const auto& [pid, c] : topo_.tasks) m[pid] = comm(pid);
+  }
+  return m;
 }
 
 void TraceWriter::open_window() {
@@ -226,6 +319,8 @@ void TraceWriter::open_window() {
     TraceRecord r;
     r.ph = 'C';
     r.pid = id.first;
+    r.tid = c.owner;
+    r.cpu = tracks_.count({id.first, c.owner}) ? tracks_.at({id.first, c.owner}).cpu : 0;
     r.ts = ws_;
     r.name = id.second;
     r.args[0] = {c.key, c.v};
@@ -292,25 +387,49 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
       kvm_state(v, static_cast<int>(e.kvm_vcpu_state.state), t, seq);
       break;
     }
-    case EventId::KvmExit:
-      vcpu(v).pending = std::string("kvm_exit ") + exit_reason_name(e.kvm_exit.reason, x86);
+    case EventId::KvmExit: {
+      ExitReason r = e.kvm_exit.reason;
+      vcpu(v).pending = std::string("kvm_exit ") + exit_reason_name(r, x86);
+      if (x86) {
+        if (FtraceEvent* f = host_event(v, t, seq, Tp::KvmExit, TRACE_FLAG_IRQS_OFF, 1)) {
+          f->v[0] = topo_.svm ? svm_code(r) : vmx_reason(r);  // exit_reason; guest_rip, info1/2: not modelled
+          f->v[2] = topo_.svm ? KVM_ISA_SVM : KVM_ISA_VMX;
+          f->v[7] = v;  // vcpu_id
+        }
+      } else if (FtraceEvent* f = host_event(v, t, seq, Tp::KvmExitArm64, TRACE_FLAG_IRQS_OFF, 1)) {
+        auto [ret, ec] = arm64_exit(r);
+        f->v[0] = ret;
+        f->v[1] = ec;
+      }
       break;
+    }
     case EventId::KvmVcpuBlock:
       vcpu(v).pending = "kvm_vcpu_block";
       break;
     case EventId::KvmVcpuHalt:
-      counter(kTraceHostPid, "vCPU" + std::to_string(v) + " kvm", "halt_poll_ns", e.kvm_vcpu_halt.halt_poll_ns, t, seq);
+      counter(kvm_track(v), "vCPU" + std::to_string(v) + " kvm", "halt_poll_ns", e.kvm_vcpu_halt.halt_poll_ns, t, seq);
       break;
     case EventId::KvmHaltPollNs: {
       const auto& f = e.kvm_halt_poll_ns;
       instant(kvm_track(v), t, seq, f.new_ns > f.old_ns ? "kvm_halt_poll_ns grow" : "kvm_halt_poll_ns shrink",
-              "kvm.halt_poll_ns", {{"new", f.new_ns}, {"old", f.old_ns}});
-      counter(kTraceHostPid, "vCPU" + std::to_string(v) + " kvm", "halt_poll_ns", f.new_ns, t, seq);
+              "kvm.halt_poll_ns", {{"new", f.new_ns}, {"old", f.old_ns}}, "");
+      if (FtraceEvent* r = host_event(v, t, seq, Tp::KvmHaltPollNs, 0, 0)) {
+        r->v[0] = f.new_ns > f.old_ns;  // grow
+        r->v[1] = v;
+        r->v[2] = f.new_ns;
+        r->v[3] = f.old_ns;
+      }
+      counter(kvm_track(v), "vCPU" + std::to_string(v) + " kvm", "halt_poll_ns", f.new_ns, t, seq);
       break;
     }
     case EventId::KvmVcpuWakeup:
       instant(kvm_track(v), t, seq, "kvm_vcpu_wakeup", "kvm.wakeup",
-              {{"mode", 0, e.kvm_vcpu_wakeup.waited ? "wait" : "poll"}, {"time_ns", e.kvm_vcpu_wakeup.ns}});
+              {{"mode", 0, e.kvm_vcpu_wakeup.waited ? "wait" : "poll"}, {"time_ns", e.kvm_vcpu_wakeup.ns}}, "");
+      if (FtraceEvent* r = host_event(v, t, seq, Tp::KvmVcpuWakeup, 0, 0)) {
+        r->v[0] = e.kvm_vcpu_wakeup.ns;
+        r->v[1] = e.kvm_vcpu_wakeup.waited;
+        r->v[2] = 1;  // valid: vcpu_valid_wakeup() (x86: always; arm64: the vCPU is neither stopped nor paused)
+      }
       break;
     case EventId::KvmApicAcceptIrq:
       instant(kvm_track(v), t, seq, "kvm_apic_accept_irq", "kvm.irq",
@@ -326,32 +445,49 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
       pcpu_track(-1 - e.cpu).reached = cstate_name(e.host_idle_exit.cstate);
       break;
     case EventId::HostNrRunning:
-      counter(kTraceHostPid, "pCPU" + std::to_string(-1 - e.cpu) + " runqueue", "nr_running", e.host_nr_running.nr_running, t,
-              seq);
+      counter(pcpu_track(-1 - e.cpu), "pCPU" + std::to_string(-1 - e.cpu) + " runqueue", "nr_running",
+              e.host_nr_running.nr_running, t, seq);
       break;
     case EventId::GuestCpuState:
       vcpu(v).gstate = static_cast<int>(e.guest_cpu_state.state);
       refresh_vcpu(v, t, seq);
       break;
-    case EventId::Irq:
-      vcpu(v).vector = static_cast<int>(e.irq.vector);
-      instant(vcpu_track(v), t, seq, irq_entry_name(static_cast<int>(e.irq.vector), x86), "guest.irq_entry",
-              {{"vector", 0, irq_vector_name(e.irq.vector)}});
+    case EventId::Irq: {
+      IrqVector vec = e.irq.vector;
+      vcpu(v).vector = static_cast<int>(vec);
+      // x86 irq_vectors tracepoints: LOCAL_TIMER_VECTOR 0xec, RESCHEDULE_VECTOR 0xfd, CALL_FUNCTION_SINGLE_VECTOR 0xfb
+      Tp tp = vec == IrqVector::LocalTimer ? Tp::LocalTimerEntry : vec == IrqVector::Reschedule ? Tp::RescheduleEntry
+                                                                                                : Tp::CallFunctionSingleEntry;
+      bool real = x86 && vec != IrqVector::Device;
+      instant(vcpu_track(v), t, seq, irq_entry_name(static_cast<int>(vec), x86), "guest.irq_entry",
+              {{"vector", 0, irq_vector_name(vec)}}, real ? "" : nullptr);
+      if (real)
+        if (FtraceEvent* r = guest_event(v, t, seq, tp, TRACE_FLAG_IRQS_OFF | TRACE_FLAG_HARDIRQ, 1))
+          r->v[0] = tp == Tp::LocalTimerEntry ? 0xec : tp == Tp::RescheduleEntry ? 0xfd : 0xfb;
       break;
+    }
     case EventId::CpuIdle:
       vcpu(v).poll = e.cpu_idle.state == 0;
       refresh_vcpu(v, t, seq);
-      line(v, t, seq, "d..1", "<idle>", 0,
-           str("cpu_idle: state=%lld cpu_id=%s", static_cast<long long>(e.cpu_idle.state), std::to_string(v).c_str()));
+      if (FtraceEvent* r = guest_event(v, t, seq, Tp::CpuIdle, TRACE_FLAG_IRQS_OFF, 1)) {
+        r->v[0] = e.cpu_idle.state;
+        r->v[1] = v;  // cpu_id
+      }
       break;
     case EventId::SchedSwitch: {
       int prev = e.sched_switch.prev_pid, next = e.sched_switch.next_pid;
       const char* ps = e.sched_switch.prev_state ? e.sched_switch.prev_state : "R";
-      std::string pc = prev ? comm(prev) : "swapper/" + std::to_string(v);
-      std::string nc = next ? comm(next) : "swapper/" + std::to_string(v);
-      line(v, t, seq, "d..2", prev ? comm(prev) : "<idle>", prev,
-           "sched_switch: prev_comm=" + pc + " prev_pid=" + std::to_string(prev) + " prev_prio=120 prev_state=" + ps +
-               " ==> next_comm=" + nc + " next_pid=" + std::to_string(next) + " next_prio=120");
+      if (FtraceEvent* r = guest_event(v, t, seq, Tp::SchedSwitch, TRACE_FLAG_IRQS_OFF, 2)) {
+        r->pid = prev;
+        r->comm = prev ? comm(prev) : "<idle>";
+        r->s[0] = prev ? comm(prev) : cut_comm("swapper/" + std::to_string(v));
+        r->v[1] = prev;
+        r->v[2] = 120;  // prio: nice 0
+        r->v[3] = prev_state_bits(ps);
+        r->s[1] = next ? comm(next) : cut_comm("swapper/" + std::to_string(v));
+        r->v[5] = next;
+        r->v[6] = 120;
+      }
       vcpu(v).curr = next;
       if (prev) {
         TaskView& p = task(prev);
@@ -374,9 +510,12 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
     }
     case EventId::SchedWakeup: {
       int pid = e.sched_wakeup.pid, target = e.sched_wakeup.target_cpu;
-      int cur = vcpu(v).curr;
-      line(v, t, seq, "d..2", cur ? comm(cur) : "<idle>", cur,
-           "sched_wakeup: comm=" + comm(pid) + " pid=" + std::to_string(pid) + " prio=120 target_cpu=" + str("%03lld", target));
+      if (FtraceEvent* r = guest_event(v, t, seq, Tp::SchedWakeup, TRACE_FLAG_IRQS_OFF, 2)) {
+        r->s[0] = comm(pid);
+        r->v[1] = pid;
+        r->v[2] = 120;
+        r->v[3] = target;
+      }
       if (task(pid).state == 2) {  // still on its way out of the CPU it blocked on
         task(pid).woken_to = target;
         break;
@@ -389,6 +528,13 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
     }
     case EventId::SchedMigrateTask: {
       int pid = e.sched_migrate_task.pid, to = e.sched_migrate_task.dest_cpu;
+      if (FtraceEvent* r = guest_event(v, t, seq, Tp::SchedMigrateTask, TRACE_FLAG_IRQS_OFF, 2)) {
+        r->s[0] = comm(pid);
+        r->v[1] = pid;
+        r->v[2] = 120;
+        r->v[3] = e.sched_migrate_task.orig_cpu;
+        r->v[4] = to;
+      }
       int from = task(pid).cpu;
       task(pid).cpu = to;
       if (from >= 0) update_nr_running(from, t, seq);
@@ -400,14 +546,20 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
       break;
     case EventId::NohzStop: {
       VcpuView& c = vcpu(v);
-      instant(tick_track(v), t, seq, "tick_stop", "tick.stop", {{"expires_ns", e.nohz_stop.expires}});
+      instant(tick_track(v), t, seq, "tick_stop", "tick.stop", {{"expires_ns", e.nohz_stop.expires}}, "nohz_stop");
       if (!c.tick_stopped) {
         c.tick_stopped = true;
         set_slice(tick_track(v), t, seq, "tick stopped", "tick.stopped", v);
-        counter(kTraceVmPid, "vCPU" + std::to_string(v) + " tick", "stopped", 1, t, seq);
+        counter(vcpu_track(v), "vCPU" + std::to_string(v) + " tick", "stopped", 1, t, seq);
       }
       break;
     }
+    case EventId::TickStop:
+      if (FtraceEvent* r = guest_event(v, t, seq, Tp::TickStop, TRACE_FLAG_IRQS_OFF, 1)) {
+        r->v[0] = e.tick_stop.success;
+        r->v[1] = static_cast<int>(e.tick_stop.dependency);
+      }
+      break;
     case EventId::TickRetain:
       instant(tick_track(v), t, seq, "tick_retain", "tick.retain");
       break;
@@ -418,7 +570,7 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
       if (vcpu(v).tick_stopped) {
         vcpu(v).tick_stopped = false;
         end_slice(tick_track(v), t);
-        counter(kTraceVmPid, "vCPU" + std::to_string(v) + " tick", "stopped", 0, t, seq);
+        counter(vcpu_track(v), "vCPU" + std::to_string(v) + " tick", "stopped", 0, t, seq);
       }
       if (e.id == EventId::CpuOffline) {
         vcpu(v).offline = true;
@@ -430,14 +582,29 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
       refresh_vcpu(v, t, seq);
       break;
     case EventId::HrtimerStart: {
-      const char* fn = e.hrtimer_start.function ? e.hrtimer_start.function : "?";
-      instant(tick_track(v), t, seq, "hrtimer_start", "timer.start", {{"function", 0, fn}, {"expires_ns", e.hrtimer_start.expires}});
+      const auto& h = e.hrtimer_start;
+      const char* fn = h.function ? h.function : "?";
+      instant(tick_track(v), t, seq, "hrtimer_start", "timer.start", {{"function", 0, fn}, {"expires_ns", h.expires}}, "");
+      if (FtraceEvent* r = guest_event(v, t, seq, Tp::HrtimerStart, TRACE_FLAG_IRQS_OFF, 1)) {
+        r->v[0] = static_cast<std::int64_t>(timer_address(h.hrtimer));
+        r->v[1] = static_cast<std::int64_t>(syms_.address(fn));
+        r->v[2] = h.expires;
+        r->v[3] = h.softexpires;
+        // the mode its starters pass: the tick HRTIMER_MODE_ABS_PINNED_HARD (10), nanosleep REL (1)
+        r->v[4] = std::strcmp(fn, "tick_nohz_handler") == 0 ? 10 : std::strcmp(fn, "hrtimer_wakeup") == 0 ? 1 : 0;
+      }
       break;
     }
     case EventId::HrtimerExpireEntry: {
-      const char* fn = e.hrtimer_expire_entry.function;
-      if (fn && std::strcmp(fn, "tick_nohz_handler") == 0) break;  // the "tick" instant
-      instant(tick_track(v), t, seq, "hrtimer_expire_entry", "timer.expire", {{"function", 0, fn ? fn : "?"}});
+      const auto& h = e.hrtimer_expire_entry;
+      const char* fn = h.function ? h.function : "?";
+      if (FtraceEvent* r = guest_event(v, t, seq, Tp::HrtimerExpireEntry, TRACE_FLAG_IRQS_OFF | TRACE_FLAG_HARDIRQ, 1)) {
+        r->v[0] = static_cast<std::int64_t>(timer_address(h.hrtimer));
+        r->v[1] = h.now;
+        r->v[2] = static_cast<std::int64_t>(syms_.address(fn));
+      }
+      if (std::strcmp(fn, "tick_nohz_handler") == 0) break;  // the "tick" instant
+      instant(tick_track(v), t, seq, "hrtimer_expire_entry", "timer.expire", {{"function", 0, fn}}, "");
       break;
     }
     case EventId::ClockeventWrite: {
@@ -445,10 +612,20 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
       instant(tick_track(v), t, seq, "clockevent_write", "timer.clockevent", {{"register", 0, f.reg ? f.reg : "?"}, {"value", f.value}});
       break;
     }
-    case EventId::IpiSendCpu:
+    case EventId::IpiSendCpu: {
+      IrqVector vec = e.ipi_send_cpu.vector;
       instant(vcpu_track(v), t, seq, "ipi_send_cpu", "guest.ipi_send",
-              {{"cpu", e.ipi_send_cpu.dest_cpu}, {"vector", 0, irq_vector_name(e.ipi_send_cpu.vector)}});
+              {{"cpu", e.ipi_send_cpu.dest_cpu}, {"vector", 0, irq_vector_name(vec)}}, "");
+      if (FtraceEvent* r = guest_event(v, t, seq, Tp::IpiSendCpu, TRACE_FLAG_IRQS_OFF, 2)) {
+        // smp_send_reschedule() from resched_curr(); a call-function IPI from generic_exec_single()
+        // (the nohz idle-balance kick, nohz_csd_func)
+        bool resched = vec == IrqVector::Reschedule;
+        r->v[0] = e.ipi_send_cpu.dest_cpu;
+        r->v[1] = static_cast<std::int64_t>(syms_.address(resched ? "resched_curr" : "generic_exec_single"));
+        r->v[2] = resched ? 0 : static_cast<std::int64_t>(syms_.address("nohz_csd_func"));
+      }
       break;
+    }
     default:
       break;
   }
@@ -527,6 +704,10 @@ void TraceWriter::kvm_state(int v, int state, sim_ns t, std::uint64_t seq) {
   }
   Track& tr = kvm_track(v);
   set_slice(tr, t, seq, std::move(name), cat, tr.cpu);
+  if (state == static_cast<int>(VcpuState::Guest)) {  // kvm_entry: vcpu_enter_guest() / kvm_arch_vcpu_ioctl_run()
+    if (FtraceEvent* f = host_event(v, t, seq, topo_.x86 ? Tp::KvmEntry : Tp::KvmEntryArm64, TRACE_FLAG_IRQS_OFF, 1))
+      f->v[0] = topo_.x86 ? v : 0;  // x86: vcpu_id (rip not modelled); arm64: vcpu_pc (not modelled)
+  }
 }
 
 void TraceWriter::task_state(int pid, int state, int cpu, sim_ns t, std::uint64_t seq) {
@@ -543,7 +724,7 @@ void TraceWriter::update_nr_running(int cpu, sim_ns t, std::uint64_t seq) {
   int n = 0;
   for (const auto& [pid, k] : tasks_)
     if (k.state && k.cpu == cpu) ++n;
-  counter(kTraceVmPid, "vCPU" + std::to_string(cpu) + " runqueue", "nr_running", n, t, seq);
+  counter(vcpu_track(cpu), "vCPU" + std::to_string(cpu) + " runqueue", "nr_running", n, t, seq);
 }
 
 }  // namespace vtick

@@ -1,5 +1,6 @@
 // Traces of one run: model events -> tracks of slices, instants and counters, written as
-// Chrome/Perfetto trace-event JSON or ftrace text (docs/cli.md, "Traces").
+// Chrome/Perfetto trace-event JSON, and kernel tracepoint records plus trace marks written
+// as ftrace text or trace.dat (docs/cli.md, "Traces").
 #pragma once
 #include <array>
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "core/trace.hpp"
+#include "sim/ftrace_events.hpp"
 
 namespace vtick {
 
@@ -17,8 +19,16 @@ class GuestKernel;
 class Kvm;
 struct Scenario;
 
-inline constexpr int kTraceHostPid = 1;   // pid of the host machine
-inline constexpr int kTraceVmPid = 101;   // pid of the VM (100 + k for VM k)
+inline constexpr int kTraceHostPid = 1;   // JSON pid of the host machine
+inline constexpr int kTraceVmPid = 101;   // JSON pid of the VM (100 + k for VM k)
+
+// ftrace PIDs (docs/cli.md, "Traces"), disjoint between the machines: the guest's tasks
+// keep their pids (below kFtraceGuestMarks); vtick's mark writers and the host's threads
+// have ranges of their own. Each base is also the TGID of its range.
+inline constexpr int kFtraceGuestMarks = 100000;  // + 1 + 2n: "vcpuN" (vCPU n's marks), + 2 + 2n: "vcpuN_tick"
+inline constexpr int kFtraceVmm = 200000;         // the VMM process; + 1 + n: its thread "CPU n/KVM"
+inline constexpr int kFtraceHostMarks = 300000;   // + 1 + h: "pcpuH" (hardware thread h's marks)
+inline constexpr int kTaskCommLen = 16;           // TASK_COMM_LEN: comms are cut to 15 characters
 
 // What the writer needs to name its tracks, read from the assembled run.
 struct TraceTopology {
@@ -26,6 +36,8 @@ struct TraceTopology {
   std::uint64_t seed = 0;
   std::string host_name, vm_name;
   bool x86 = true;
+  bool svm = false;                        // AMD (kvm_exit's isa 2, SVM exit codes)
+  std::string guest = "vm0";               // the guest's name (trace.dat files, GUEST option)
   std::vector<std::string> pcpu_names;     // by hardware thread ("core0.t1")
   std::vector<int> pcpu_nr_running;        // host run-queue lengths at the start
   int vcpus = 0;
@@ -43,19 +55,19 @@ struct TraceArg {
   const char* s = nullptr;  // a string value when set
 };
 
-// One output item: a complete slice ('X'), an instant ('i'), a counter value ('C'), or a
-// line only the ftrace text has ('F': sched_switch, sched_wakeup, cpu_idle).
+// One JSON item: a complete slice ('X'), an instant ('i') or a counter value ('C'). The
+// ftrace outputs write the ones on a marks track as tracing_mark_write B/E/C marks.
 struct TraceRecord {
   char ph = 'X';
-  int pid = 0, tid = 0;   // F: tid is the line's PID
+  int pid = 0, tid = 0;   // C: tid is the track whose mark writer owns the counter
   int cpu = 0;            // the ftrace line's [CPU]
   sim_ns ts = 0, dur = 0;
   std::uint64_t seq = 0;  // order of the model events: ties at one ts keep it
-  const char* cat = "";   // F: the line's flags ("d..2")
-  std::string name;       // C: the counter's name (its one key is args[0]); F: "event: fields"
-  std::string task;       // F: the line's TASK
+  const char* cat = "";
+  std::string name;       // C: the counter's name (its one key is args[0])
   std::array<TraceArg, 3> args{};
   int nargs = 0;
+  const char* mark = nullptr;  // i: the ftrace mark's name when not `name`; "": a real event replaces it
 };
 
 // The event sink that builds the trace. Events may arrive out of global time order
@@ -73,13 +85,22 @@ class TraceWriter final : public EventSink {
 
   std::string json() const;
   std::string ftrace() const;
+  std::string ftrace(const std::vector<FtraceEvent>& events) const;  // events: ftrace_events()
   const std::vector<TraceRecord>& records() const { return out_; }
+  // The ftrace outputs' records in time order: the tracepoint records and the marks.
+  std::vector<FtraceEvent> ftrace_events() const;
+  const KernelSymbols& symbols() const { return syms_; }
+  const TraceTopology& topology() const { return topo_; }
+  // Every task of one machine as saved_cmdlines lists it: pid -> comm.
+  std::map<int, std::string> ftrace_tasks(bool host) const;
 
  private:
   struct Track {
     int pid = 0, tid = 0;
     std::string name;  // thread_name
     std::string comm;  // the ftrace TASK of its marks
+    int fpid = 0, ftgid = 0;  // ... its ftrace PID and TGID
+    bool host = false;        // ... on the host machine (else the guest)
     bool marks = false;  // also written to ftrace as tracing_mark_write
     bool open = false;
     sim_ns ts = 0;
@@ -113,6 +134,7 @@ class TraceWriter final : public EventSink {
   struct Counter {
     const char* key;
     std::int64_t v;
+    int owner;  // tid of the track whose mark writer writes it
   };
 
   void process(const ModelEvent& e, std::uint64_t seq);
@@ -128,13 +150,17 @@ class TraceWriter final : public EventSink {
   VcpuView& vcpu(int v);
   PcpuView& pcpu(int h);
   TaskView& task(int pid);
-  std::string comm(int pid) const;
+  std::string comm(int pid) const;   // a guest task's comm, cut to 15 characters
 
   void set_slice(Track& tr, sim_ns t, std::uint64_t seq, std::string name, const char* cat, int cpu);
   void end_slice(Track& tr, sim_ns t);
-  void instant(Track& tr, sim_ns t, std::uint64_t seq, std::string name, const char* cat, std::initializer_list<TraceArg> args = {});
-  void counter(int pid, const std::string& name, const char* key, std::int64_t v, sim_ns t, std::uint64_t seq);
-  void line(int v, sim_ns t, std::uint64_t seq, const char* flags, std::string task, int pid, std::string text);
+  void instant(Track& tr, sim_ns t, std::uint64_t seq, std::string name, const char* cat, std::initializer_list<TraceArg> args = {},
+               const char* mark = nullptr);
+  void counter(const Track& owner, const std::string& name, const char* key, std::int64_t v, sim_ns t, std::uint64_t seq);
+  // A tracepoint record in the guest task running on vCPU v, or in vCPU v's thread on the host.
+  FtraceEvent* guest_event(int v, sim_ns t, std::uint64_t seq, Tp tp, std::uint8_t flags, std::uint8_t preempt);
+  FtraceEvent* host_event(int v, sim_ns t, std::uint64_t seq, Tp tp, std::uint8_t flags, std::uint8_t preempt);
+  std::uint64_t timer_address(const void* timer);
 
   void refresh_pcpu(int h, sim_ns t, std::uint64_t seq);
   void refresh_vcpu(int v, sim_ns t, std::uint64_t seq);
@@ -156,6 +182,9 @@ class TraceWriter final : public EventSink {
   std::map<int, TaskView> tasks_;
   std::map<std::pair<int, std::string>, Counter> counters_;
   std::vector<TraceRecord> out_;
+  std::vector<FtraceEvent> fevents_;
+  KernelSymbols syms_;
+  std::map<const void*, std::uint64_t> timers_;  // hrtimer identity -> the address its records show
 };
 
 }  // namespace vtick

@@ -13,6 +13,7 @@
 #include "core/sg.hpp"
 #include "helpers.hpp"
 #include "platform/sg_platform.hpp"
+#include "sim/trace_dat.hpp"
 #include "sim/trace_writer.hpp"
 
 using namespace vtick;
@@ -119,13 +120,17 @@ TEST_CASE("trace: tracing changes nothing in the run, and the trace is the same 
   std::string ta = test::temp_path("ta.json"), tb = test::temp_path("tb.json");
   std::string fa = test::temp_path("fa.txt"), fb = test::temp_path("fb.txt");
   REQUIRE(test::run_cli("run " + kDefault + " --duration 50ms --quiet --json " + a).status == 0);
+  std::string da = test::temp_path("da.dat"), db = test::temp_path("db.dat");
   REQUIRE(test::run_cli("run " + kDefault + " --duration 50ms --quiet --json " + b + " --trace " + ta + " --ftrace " + fa +
-                        " --events " + test::temp_path("ev.txt")).status == 0);
+                        " --trace-dat " + da + " --events " + test::temp_path("ev.txt")).status == 0);
   CHECK(json::parse(test::read_file(a))["metrics"] == json::parse(test::read_file(b))["metrics"]);
   // run-ahead delivers events out of global order; the trace does not show it
-  REQUIRE(test::run_cli("run " + kDefault + " --duration 50ms --quiet --set run.quantum=0ns --trace " + tb + " --ftrace " + fb).status == 0);
+  REQUIRE(test::run_cli("run " + kDefault + " --duration 50ms --quiet --set run.quantum=0ns --trace " + tb + " --ftrace " + fb +
+                        " --trace-dat " + db).status == 0);
   CHECK(test::read_file(ta) == test::read_file(tb));
   CHECK(test::read_file(fa) == test::read_file(fb));
+  CHECK(test::read_file(da) == test::read_file(db));
+  CHECK(test::read_file(test::temp_path("da-vm0.dat")) == test::read_file(test::temp_path("db-vm0.dat")));
 }
 
 TEST_CASE("trace: --trace-window writes only the window, slices clipped to it") {
@@ -176,6 +181,9 @@ TEST_CASE("trace: bad --trace-window, a window without a trace and unwritable pa
   r = test::run_cli("run " + kDefault + " --duration 5ms --quiet --ftrace /nonexistent-dir/t.txt");
   CHECK(r.status == 2);
   CHECK(r.output.find("cannot write /nonexistent-dir/t.txt") != std::string::npos);
+  r = test::run_cli("run " + kDefault + " --duration 5ms --quiet --trace-dat /nonexistent-dir/t.dat");
+  CHECK(r.status == 2);
+  CHECK(r.output.find("cannot write /nonexistent-dir/t.dat") != std::string::npos);
 }
 
 TEST_CASE("trace: a run that fails midway still gives a complete, parseable trace") {
@@ -200,6 +208,8 @@ TEST_CASE("trace: a run that fails midway still gives a complete, parseable trac
   CHECK(end < 10000000);
   CHECK(count(d, "X", "busy") + count(d, "X", "idle loop") > 0);
   CHECK(w.ftrace().rfind("# tracer: nop\n", 0) == 0);
+  std::vector<FtraceEvent> records = w.ftrace_events();
+  for (bool host : {true, false}) CHECK(trace_dat_check(trace_dat_bytes(w, records, host), trace_dat_records(records, host)) == "");
 }
 
 TEST_CASE("trace: events from behind (out of global order) never make slices overlap") {
@@ -226,58 +236,6 @@ TEST_CASE("trace: events from behind (out of global order) never make slices ove
   std::vector<ModelEvent> late = {state_event(50 * NSEC_PER_MSEC, 0, 0), state_event(80 * NSEC_PER_MSEC, 0, 1),
                                   state_event(10 * NSEC_PER_MSEC, 0, 2), state_event(90 * NSEC_PER_MSEC, 0, 3)};
   check_structure(feed(c, late));
-}
-
-TEST_CASE("ftrace: lines match Perfetto's systrace tokenizer, with sched_switch and cpu_idle in the kernel's format") {
-  std::string t = test::temp_path("t.txt"), j = test::temp_path("m.json");
-  REQUIRE(test::run_cli("run " + kDefault + " --duration 20ms --quiet --ftrace " + t + " --json " + j).status == 0);
-  json m = json::parse(test::read_file(j));
-  std::istringstream in(test::read_file(t));
-  std::string line;
-  REQUIRE(std::getline(in, line));
-  CHECK(line == "# tracer: nop");
-  // google/perfetto src/trace_processor/importers/systrace/systrace_line_tokenizer.cc
-  std::regex tokenizer(R"(-(\d+)\s+\(?\s*(\d+|-+)?\)?\s?\[(\d+)\]\s*[a-zA-Z0-9.]{0,4}\s+(\d+\.\d+):\s+(\S+):)");
-  std::regex sched_switch(R"(sched_switch: prev_comm=\S+ prev_pid=\d+ prev_prio=120 prev_state=(R\+?|S|D|Z) ==> next_comm=\S+ next_pid=(\d+) next_prio=120$)");
-  std::regex cpu_idle(R"(cpu_idle: state=(\d+) cpu_id=\d+$)");
-  std::regex mark(R"(^\s*(\S+)-(\d+) .*tracing_mark_write: ([BEC])\|(\d+)(\|.*)?$)");
-  std::size_t lines = 0, switches = 0, halts = 0, marks = 0;
-  std::map<std::string, int> depth;
-  double last = 0;
-  while (std::getline(in, line)) {
-    if (line[0] == '#') continue;
-    ++lines;
-    INFO(line);
-    std::smatch mt;
-    REQUIRE(std::regex_search(line, mt, tokenizer));
-    double ts = std::stod(mt[4]);
-    CHECK(ts >= last);
-    last = ts;
-    std::string event = mt[5];
-    if (event == "sched_switch") {
-      REQUIRE(std::regex_search(line, mt, sched_switch));
-      if (mt[2] != "0") ++switches;
-    } else if (event == "cpu_idle") {
-      REQUIRE(std::regex_search(line, mt, cpu_idle));
-      std::string s = mt[1];
-      CHECK((s == "0" || s == "1" || s == "4294967295"));
-      if (s == "1") ++halts;
-    } else if (event == "tracing_mark_write") {
-      REQUIRE(std::regex_search(line, mt, mark));
-      ++marks;
-      std::string thread = std::string(mt[1]) + "-" + std::string(mt[2]);
-      if (mt[3] == "B") ++depth[thread];
-      if (mt[3] == "E") CHECK(--depth[thread] >= 0);  // B/E nest on each thread
-      if (mt[3] == "C") CHECK(std::regex_search(line, std::regex(R"(C\|\d+\|[^|]+\|-?\d+$)")));
-    } else {
-      CHECK(event == "sched_wakeup");
-    }
-  }
-  CHECK(lines > 1000);
-  CHECK(marks > 500);
-  for (const auto& [thread, d] : depth) CHECK(d == 0);
-  CHECK(switches == metric(m, "sched.switches"));
-  CHECK(halts == metric(m, "vcpu0.idle.halts") + metric(m, "vcpu1.idle.halts"));
 }
 
 TEST_CASE("timeline: an SVG with a lane per track and a legend, the same bytes each time, bad input exits 2") {
@@ -372,4 +330,56 @@ TEST_CASE("trace: the teaching scenario under got_tick: every instant the tutori
   CHECK(count(d, "i", "apic_timer_expired") == both("host.guest_timer_fired"));
   CHECK(count(d, "i", "clockevent_write") == both("clockevent.deadline_writes") + both("clockevent.control_writes"));
   CHECK(count(d, "i", "ipi_send_cpu") == both("exits.ipi"));
+}
+
+TEST_CASE("trace: a slice never ends after the next one on its track starts, in floating point or in Perfetto's integer ns") {
+  std::string t = test::temp_path("teach-f.json");
+  REQUIRE(test::run_cli("run " VTICK_SOURCE_DIR "/scenarios/teach/wakeup.toml --quiet --trace " + t).status == 0);
+  json d = json::parse(test::read_file(t));
+  check_structure(d);
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> slices;
+  for (const auto& e : d["traceEvents"])
+    if (e["ph"] == "X") slices[{e["pid"], e["tid"]}].push_back({e["ts"].get<double>(), e["dur"].get<double>()});
+  std::size_t adjacent = 0;
+  // Perfetto's json_utils CoerceToTs(): int64(us * 1000), a truncation
+  auto perfetto_ns = [](double us) { return static_cast<long long>(us * 1000.0); };
+  for (auto& [track, v] : slices) {
+    std::sort(v.begin(), v.end());
+    for (std::size_t i = 1; i < v.size(); ++i) {
+      auto [ts, dur] = v[i - 1];
+      double next = v[i].first;
+      INFO("pid " << track.first << " tid " << track.second << ": " << ts << " + " << dur << " vs " << next);
+      CHECK(ts + dur <= next);
+      CHECK(perfetto_ns(ts) + perfetto_ns(dur) <= perfetto_ns(next));
+      CHECK(std::llround((ts + dur) * 1000.0) <= std::llround(next * 1000.0));
+      adjacent += std::llround((ts + dur) * 1000.0) == std::llround(next * 1000.0);
+    }
+  }
+  CHECK(adjacent > 500);  // most slices end where the next begins: the case that nests
+}
+
+TEST_CASE("run --events: one line per model event with its declared fields by name, the same bytes each run") {
+  std::string e1 = test::temp_path("e1.txt"), e2 = test::temp_path("e2.txt"), j = test::temp_path("e.json");
+  REQUIRE(test::run_cli("run " VTICK_SOURCE_DIR "/scenarios/teach/wakeup.toml --quiet --events " + e1 + " --json " + j).status == 0);
+  REQUIRE(test::run_cli("run " VTICK_SOURCE_DIR "/scenarios/teach/wakeup.toml --quiet --events " + e2).status == 0);
+  std::string text = test::read_file(e1);
+  CHECK(text == test::read_file(e2));  // pointer fields are written as their order of appearance
+  json m = json::parse(test::read_file(j));
+  std::istringstream in(text);
+  std::size_t hlt = 0, halts = 0, lines = 0;
+  std::regex line(R"(^\d+\.\d{9} cpu-?\d+ [a-z_]+( [a-z_]+=\S.*)?$)");
+  for (std::string l; std::getline(in, l);) {
+    ++lines;
+    INFO(l);
+    CHECK(std::regex_match(l, line));
+    hlt += l.find(" kvm_exit reason=HLT") != std::string::npos;
+    if (l.find(" kvm_vcpu_halt ") != std::string::npos) {
+      ++halts;
+      CHECK(std::regex_search(l, std::regex(R"( kvm_vcpu_halt halt_poll_ns=\d+ poll_allowed=[01]$)")));
+    }
+  }
+  CHECK(lines > 1000);
+  CHECK(hlt == metric(m, "vcpu0.exits.hlt") + metric(m, "vcpu1.exits.hlt"));
+  CHECK(halts > 0);
+  CHECK(text.find(" hrtimer_start hrtimer=#0 function=tick_nohz_handler expires=") != std::string::npos);
 }
