@@ -111,12 +111,9 @@ int cmd_run(const RunOptions& o) {
       return 2;
     }
   }
-  if (o.given.count("--trace-dat")) {
-    if (o.trace_dat_path == "-") {
-      spdlog::error("--trace-dat: writes two files (the host's and FILE-vm0.dat); give it a file name, not -");
-      return 2;
-    }
-    if (int rc = check_output("--trace-dat", guest_dat)) return rc;
+  if (o.given.count("--trace-dat") && o.trace_dat_path == "-") {
+    spdlog::error("--trace-dat: writes two files (the host's and FILE-vm0.dat); give it a file name, not -");
+    return 2;
   }
   // Every output checked before the run; at most one of them on stdout.
   const std::pair<const char*, const std::string*> outputs[] = {
@@ -133,6 +130,8 @@ int cmd_run(const RunOptions& o) {
       on_stdout = opt;
     }
   }
+  if (o.given.count("--trace-dat"))
+    if (int rc = check_output("--trace-dat", guest_dat)) return rc;
   TextSink text;
   TraceWriter trace(ws, we);
   TeeSink tee;
