@@ -1,6 +1,7 @@
 // kernel/sched/idle.c: do_idle(), cpuidle_idle_call(), default_idle_call(), cpu_idle_poll();
 // drivers/cpuidle: call_cpuidle(), cpuidle_enter_state(), poll_idle().
 #include "core/trace.hpp"
+#include "core/warn.hpp"
 #include "guest/kernel.hpp"
 
 namespace vtick {
@@ -134,7 +135,8 @@ void GuestCpu::cpuidle_idle_call(bool got_tick) {
     call_cpuidle(0);
   }
   polling = true;  // exit_idle: __current_set_polling()
-  if (hw_->irqs_disabled()) hw_->local_irq_enable();
+  // it is up to the idle functions to re-enable interrupts
+  if (VTICK_WARN(hw_->irqs_disabled(), "CPU ", id_, " left its idle state with interrupts off")) hw_->local_irq_enable();
 }
 
 // do_idle(): one idle episode, from picking the idle task to need_resched.

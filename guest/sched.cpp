@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "core/trace.hpp"
+#include "core/warn.hpp"
 #include "guest/kernel.hpp"
 
 namespace vtick {
@@ -60,6 +61,9 @@ int GuestKernel::select_task_rq(Task& p, GuestCpu& waker) {
 sim_ns GuestKernel::wakeup_granularity() const { return sched_slice() * 4 / 3; }
 
 void GuestKernel::enqueue_task(GuestCpu& c, Task& p, bool wakeup) {
+  // set_task_cpu()'s WARN_ON_ONCE(!cpu_online(new_cpu)); a task is on one runqueue only
+  VTICK_WARN(!c.online(), "task ", p.pid, " (", p.comm, ") queued on offline CPU ", c.id());
+  VTICK_WARN(std::find(c.rq.begin(), c.rq.end(), &p) != c.rq.end(), "task ", p.pid, " queued twice on CPU ", c.id());
   if (wakeup) {
     // place_entity(): a sleeper gets at most half a latency period of credit
     sim_ns floor = c.min_vruntime - 3 * sched_slice();

@@ -2,6 +2,7 @@
 // hardware threads, and its idle governor (drivers/cpuidle/governors/menu.c in spirit:
 // the deepest state whose target residency fits before the next timer event).
 #include "host/host_sched.hpp"
+#include "core/warn.hpp"
 
 #include <algorithm>
 
@@ -165,6 +166,7 @@ sim_ns HostScheduler::wait_until_running(HostThread& t) {
 
 void HostScheduler::schedule_out(HostThread& t, bool still_runnable) {
   HostCpu& c = *t.cpu;
+  VTICK_WARN(c.curr != &t, t.name, " schedules out of hardware thread ", c.hw.id(), " where it does not run");
   sim_ns n = now();
   t.vruntime += n - t.exec_start;
   c.min_vruntime = std::max(c.min_vruntime, t.vruntime - p_.latency);

@@ -1,5 +1,6 @@
 // virt/kvm/kvm_main.c: grow_halt_poll_ns, shrink_halt_poll_ns, the tail of kvm_vcpu_halt.
 #include "host/kvm_halt.hpp"
+#include "core/warn.hpp"
 
 namespace vtick {
 
@@ -61,15 +62,18 @@ void update_halt_poll_stats(KvmHaltStats& st, sim_ns poll_ns, bool success) {
 
 namespace vtick {
 
-// The "amplifier" of hypotheses.md: extra host work each time a halted vCPU is woken by
-// its own timer, to ask how much a tick wake-up would have to cost to explain a result.
-sim_ns KvmVcpu::tick_wakeup_amplifier() {
-  sim_ns a = vm_.params().tick_wakeup_cost;
-  if (a > 0) {
-    ++st_.amplified_wakeups;
-    st_.amplifier_ns += a;
-  }
-  return a;
+// kvm_vcpu_kick(): the waker's side. A running target gets the notification (posted-
+// interrupt IPI, arm64 kick); a blocked one is woken by it (the wake-up vector, whose
+// handler kvm_vcpu_wake_up() runs on the target's hardware thread); a target in a poll
+// sees it. The target's actor takes each in the order of arrival.
+void KvmVcpu::kvm_vcpu_kick() { bell_.ring(); }
+
+// kvm_vcpu_wake_up(): rcuwait_wake_up() of the blocked vCPU thread (halt_wakeup), by the
+// sw hrtimer (apic_timer_fn / kvm_bg_timer_expire) or an interrupt's wake-up vector.
+void KvmVcpu::kvm_vcpu_wake_up(bool by_timer) {
+  ++st_.halt.halt_wakeup;
+  ++(by_timer ? st_.timer_wakeups : st_.ipi_wakeups);
+  vm_.sched().wake(thread_);
 }
 
 // Waits for notifications or the guest timer until `until`, making what arrives pending.
@@ -89,9 +93,9 @@ bool KvmVcpu::kvm_vcpu_block(sim_ns& pending) {
   process_events(false);
   if (kvm_vcpu_check_block()) return false;
   ++st_.blocks;
-  if (timer_enabled_ && timer_deadline_ && vm_.costs().isa == Isa::X86_64) ++st_.hv_to_sw_timer;
+  timer_->vcpu_blocking(st_);  // kvm_arch_vcpu_blocking(): hv -> sw timer / bg_timer
   // the guest's armed timer is now a host hrtimer on this CPU: the idle governor sees it
-  thread_.next_timer = (timer_enabled_ && timer_deadline_) ? timer_deadline_ : KTIME_MAX;
+  thread_.next_timer = timer_->deadline();
   hs.schedule_out(thread_, false);
   scheduled_out_ = true;
   set_state(VcpuState::Blocked);
@@ -101,16 +105,15 @@ bool KvmVcpu::kvm_vcpu_block(sim_ns& pending) {
     wait_for_wake(KTIME_MAX);
     by_timer = st_.timer_fired != timer_before;
   }
-  // kvm_vcpu_wake_up(): the sw hrtimer (apic_timer_fn / bg_timer) or the posted-
-  // interrupt wake-up vector wakes the thread; it waits for its hardware thread (C-state
-  // exit, or another thread's turn), then the scheduler switches it in.
-  ++st_.halt.halt_wakeup;
-  ++(by_timer ? st_.timer_wakeups : st_.ipi_wakeups);
-  hs.wake(thread_);
+  // woken, the thread waits for its hardware thread (C-state exit, or another thread's
+  // turn), then the scheduler switches it in
+  kvm_vcpu_wake_up(by_timer);
   set_state(VcpuState::Runnable);
   steal_ns_ += hs.wait_until_running(thread_);  // run_delay: runnable until switched in
+  timer_->vcpu_unblocking();                    // kvm_arch_vcpu_unblocking()
   pending = c.vcpu_wakeup_ns;  // vcpu_load, hv timer switch: done on the way into the guest
-  if (by_timer) pending += tick_wakeup_amplifier();
+  // [not upstream] host/not_upstream.hpp: the amplifier
+  if (by_timer) pending += vm_.not_upstream().timer_wakeup_cost(st_.amplified_wakeups, st_.amplifier_ns);
   return true;
 }
 
@@ -125,13 +128,14 @@ sim_ns KvmVcpu::kvm_vcpu_halt() {
   sim_ns max = kvm_vcpu_max_halt_poll_ns(p);
   bool poll_allowed = poll_control_;  // !kvm_arch_no_poll()
   if (halt_poll_ns_ > max) halt_poll_ns_ = max;
+  VTICK_WARN(halt_poll_ns_ < 0, "vCPU ", id_, ": halt_poll_ns ", halt_poll_ns_);
   sim_ns start = now();
   halt_start_ = start;
   halt_poll_end_ = -1;
   trace::kvm_vcpu_halt(start, id_, halt_poll_ns_, poll_allowed);
-  // upstream: poll for vcpu->halt_poll_ns; the timer-aware host behaviours may change
-  // the window (host/timer_aware.cpp)
-  HaltPlan plan = plan_halt(vm_.params(), poll_allowed ? halt_poll_ns_ : 0, guest_timer_in(start), st_);
+  // [not upstream] host/not_upstream.hpp: upstream polls for vcpu->halt_poll_ns; the
+  // timer-aware policies may change the window or keep the hardware thread
+  HaltPlan plan = vm_.not_upstream().plan_halt(poll_allowed ? halt_poll_ns_ : 0, guest_timer_in(start), st_.aware);
   bool do_poll = plan.poll_ns > 0;
   sim_ns poll_end = start;
   bool woke_in_poll = false;
@@ -150,10 +154,11 @@ sim_ns KvmVcpu::kvm_vcpu_halt() {
   halt_poll_end_ = poll_end;
   sim_ns pending = 0;
   bool waited = false;
-  // the amplifier: a halt ended by the guest's own timer while polling
-  if (woke_in_poll && (irr_ & (1u << static_cast<unsigned>(IrqVector::LocalTimer)))) pending += tick_wakeup_amplifier();
+  // [not upstream] the amplifier: a halt ended by the guest's own timer while polling
+  if (woke_in_poll && (irr_ & (1u << static_cast<unsigned>(IrqVector::LocalTimer))))
+    pending += vm_.not_upstream().timer_wakeup_cost(st_.amplified_wakeups, st_.amplifier_ns);
   if (!woke_in_poll) {
-    if (plan.keep_cpu) {  // idle reclaim keeps an imminent-timer vCPU spinning...
+    if (plan.keep_cpu) {  // [not upstream] idle reclaim keeps an imminent-timer vCPU spinning...
       set_state(VcpuState::HaltPoll);
       while (!kvm_vcpu_check_block() && vm_.sched().single_task_running(thread_)) wait_for_wake(KTIME_MAX);
     }

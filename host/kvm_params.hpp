@@ -7,7 +7,7 @@
 #include "core/time.hpp"
 #include "host/host_sched.hpp"
 #include "host/host_threads.hpp"
-#include "host/timer_aware.hpp"
+#include "host/not_upstream.hpp"
 #include "platform/arch.hpp"
 
 namespace vtick {

@@ -1,5 +1,6 @@
-// arch/x86/kvm/x86.c vcpu_run()/vcpu_enter_guest() and arch/arm64/kvm/handle_exit.c, reduced
-// to what the guest's idle and tick behaviour touches: exits, interrupt injection, timers.
+// arch/x86/kvm/x86.c vcpu_run()/vcpu_enter_guest() (arm64: arm.c kvm_arch_vcpu_ioctl_run),
+// reduced to what the guest's idle and tick behaviour touches: guest-mode execution, exits,
+// interrupt injection.
 #include "host/kvm_vcpu.hpp"
 
 #include <simgrid/s4u/Exec.hpp>
@@ -52,8 +53,7 @@ void KvmVcpu::set_guest(GuestIrqSink* idt, std::function<void()> guest_main) {
 
 void KvmVcpu::start() {
   const KvmParams& kp = vm_.params().kvm;
-  bool x86 = vm_.costs().isa == Isa::X86_64;
-  timer_advance_ns_ = x86 && kp.lapic_timer_advance ? 1000 : 0;  // LAPIC_TIMER_ADVANCE_NS_INIT
+  timer_ = VcpuTimer::create(vm_.costs().isa, kp, vm_.costs().ghz);
   ple_window_ = kp.ple_window;
   thread_.name = "vcpu" + std::to_string(id_);
   thread_.bell = &bell_;
@@ -88,23 +88,6 @@ void KvmVcpu::set_state(VcpuState s) {
   }
 }
 
-// The entry mitigations of this entry: vmx_l1d_flush() ("cond": after the thread was
-// scheduled out, kvm_arch_sched_in sets l1tf_flush_l1d) and the MDS VERW.
-sim_ns KvmVcpu::entry_mitigation() {
-  const HostParams& hp = vm_.params();
-  const ArchCosts& c = vm_.costs();
-  sim_ns m = 0;
-  if (hp.l1d_flush == L1dFlush::Always || (hp.l1d_flush == L1dFlush::Cond && scheduled_out_)) {
-    m += c.l1d_flush_ns;
-    ++st_.l1d_flushes;
-  }
-  if (hp.mds_clear) {
-    m += c.mds_clear_ns;
-    ++st_.verw_clears;
-  }
-  return m;
-}
-
 // The end of an exit and vcpu_enter_guest(): `handling` ns of exit handling, the
 // reschedule if the host wants the CPU (xfer_to_guest_mode work), the entry mitigations,
 // then guest mode. One execution when nothing intervenes.
@@ -129,26 +112,13 @@ void KvmVcpu::enter_guest(sim_ns handling) {
     host_work(hs.params().switch_ns + entry_mitigation());
     process_events(false);
   }
-  if (scheduled_out_) {  // vmx_sched_in(): shrink_ple_window()
-    const KvmParams& kp = vm_.params().kvm;
-    ple_window_ = kp.ple_window_shrink ? std::max<std::uint64_t>(kp.ple_window, ple_window_ / kp.ple_window_shrink) : kp.ple_window;
-  }
-  if (expired_tscdeadline_) {
-    // __kvm_wait_lapic_expire(): adjust the advance by 1/8 of the error, then busy-wait
-    // to the deadline so the guest never sees its timer early
-    sim_ns delta = now() - expired_tscdeadline_;
-    double cycles = static_cast<double>(delta < 0 ? -delta : delta) * vm_.costs().ghz;
-    if (cycles >= 100 && cycles <= 10000) {
-      timer_advance_ns_ += delta / 8;
-      if (timer_advance_ns_ > 5000 || timer_advance_ns_ < 0) timer_advance_ns_ = 1000;  // LAPIC_TIMER_ADVANCE_NS_MAX
-    }
-    if (delta < 0) {
-      set_state(VcpuState::Exit);
-      ++st_.timer_advance_waits;
-      st_.timer_advance_wait_ns += -delta;
-      host_work(-delta);
-    }
-    expired_tscdeadline_ = 0;
+  if (scheduled_out_) shrink_ple_window();
+  // __kvm_wait_lapic_expire(): a sw timer that fired early is waited for to its deadline
+  if (sim_ns wait = timer_->wait_before_entry(now()); wait > 0) {
+    set_state(VcpuState::Exit);
+    ++st_.timer_advance_waits;
+    st_.timer_advance_wait_ns += wait;
+    host_work(wait);
   }
   scheduled_out_ = false;
   ++st_.entries;
@@ -159,11 +129,11 @@ void KvmVcpu::enter_guest(sim_ns handling) {
 // its slice): an external-interrupt exit, then the reschedule on the way back in.
 void KvmVcpu::preempt_exit() {
   ++st_.exits.external_interrupt;
-  trace_exit(ExitReason::ExternalInterrupt);
+  kvm_exit(ExitReason::ExternalInterrupt);
   enter_guest(vm_.costs().vmexit_ns + vm_.costs().host_irq_ns);
 }
 
-void KvmVcpu::trace_exit(ExitReason r) {
+void KvmVcpu::kvm_exit(ExitReason r) {
   ++st_.vm_exits;
   if (tracing()) trace::kvm_exit(now(), id_, r);
 }
@@ -173,7 +143,7 @@ void KvmVcpu::host_work(sim_ns ns) { execute(cur_hw().host(), ns); }
 // In guest mode the hv (preemption) timer fires at the deadline; outside it, the sw
 // hrtimer is started timer_advance_ns early (start_sw_tscdeadline).
 sim_ns KvmVcpu::next_event_time(bool guest_mode) const {
-  sim_ns t = (timer_enabled_ && timer_deadline_) ? timer_deadline_ - (guest_mode ? 0 : timer_advance_ns_) : KTIME_MAX;
+  sim_ns t = timer_->fire_time(guest_mode);
   for (const auto& f : inflight_) t = std::min(t, f.at);
   return std::min(t, vm_.sched().slice_end(thread_));
 }
@@ -195,17 +165,12 @@ bool KvmVcpu::process_events(bool in_guest) {
       ++i;
     }
   }
-  sim_ns fire_at = timer_deadline_ - (in_guest ? 0 : timer_advance_ns_);
-  if (timer_enabled_ && timer_deadline_ && t >= fire_at) {
-    if (t < timer_deadline_) expired_tscdeadline_ = timer_deadline_;  // early by the advance
-    timer_deadline_ = 0;  // TSC-deadline mode: the MSR reads 0 once the timer fired
+  if (timer_->expire_if_due(t, in_guest, id_)) {
     irr_ |= bit(IrqVector::LocalTimer);
     ++st_.timer_fired;
-    if (vm_.costs().isa == Isa::X86_64) trace::apic_timer_expired(t, id_, fire_at, in_guest);
-    else trace::kvm_timer_update_irq(t, id_, fire_at, in_guest);
     if (in_guest) {
       ++st_.exits.timer_expiry;
-      trace_exit(ExitReason::TimerExpiry);
+      kvm_exit(ExitReason::TimerExpiry);
       enter_guest(vm_.costs().vmexit_ns + vm_.costs().timer_expiry_ns);
     }
   }
@@ -214,7 +179,7 @@ bool KvmVcpu::process_events(bool in_guest) {
   std::uint32_t arrived = irr_ & ~before & ~bit(IrqVector::LocalTimer);
   if (in_guest && arrived && vm_.costs().isa == Isa::Arm64 && !vm_.params().kvm.direct_injection) {
     ++st_.exits.kick;
-    trace_exit(ExitReason::Kick);
+    kvm_exit(ExitReason::Kick);
     enter_guest(vm_.costs().vmexit_ns + vm_.costs().host_irq_ns);
   }
   if (in_guest && vm_.sched().must_yield(thread_)) preempt_exit();
@@ -287,60 +252,11 @@ void KvmVcpu::exit_to_host(sim_ns handling_ns, std::uint64_t& counter) {
   enter_guest(vm_.costs().vmexit_ns + handling_ns);
 }
 
-// HLT (x86 kvm_emulate_halt -> vcpu_block) / WFI (arm64 kvm_handle_wfx -> kvm_vcpu_wfi).
-// The halt stays in guest mode: the hardware thread idles (C1 / WFI standby) with the
-// vCPU thread still on it; an interrupt wakes it after the C1 exit latency.
-void KvmVcpu::halt_in_guest() {
-  ++st_.halts_in_guest;
-  HwThread& hw = cur_hw();
-  while (!irr_) {
-    hw.set_cstate(HostCState::C1, now());
-    hw.set_activity(HwActivity::Idle, now());
-    wait_event(bell_, next_event_time(true));
-    sleep_until(now() + vm_.costs().cstate_exit_ns(HostCState::C1));
-    cur_hw().set_activity(HwActivity::Guest, now());
-    process_events(true);
-  }
-  deliver();
-}
-
-// kvm_arch_vcpu_load(): WFI traps unless the policy says notrap, or (default) the
-// hardware thread runs this task alone and interrupts are injected directly.
-bool KvmVcpu::wfi_traps() {
-  const KvmParams& kp = vm_.params().kvm;
-  if (kp.wfi_trap_policy == WfiTrapPolicy::Trap) return true;
-  if (kp.wfi_trap_policy == WfiTrapPolicy::NoTrap) return false;
-  return !(vm_.sched().single_task_running(thread_) && kp.direct_injection);
-}
-
-void KvmVcpu::safe_halt() {
-  if_ = true;  // sti; hlt
-  bool x86 = vm_.costs().isa == Isa::X86_64;
-  if (x86 ? vm_.params().kvm.hlt_passthrough : !wfi_traps()) {
-    halt_in_guest();
-    return;
-  }
-  ++st_.exits.hlt;
-  ++st_.halt_exits;
-  trace_exit(ExitReason::Hlt);
-  set_state(VcpuState::Exit);
-  host_work(vm_.costs().vmexit_ns + vm_.costs().hlt_exit_ns);
-  process_events(false);
-  sim_ns pending = 0;
-  if (vm_.costs().isa == Isa::X86_64 && kvm_vcpu_check_block()) {
-    ++st_.exits.hlt_fastpath;  // kvm_vcpu_has_events(): stay RUNNABLE, re-enter at once
-  } else {
-    pending = kvm_vcpu_halt();
-  }
-  enter_guest(pending);
-  deliver();
-}
-
 // An offlined CPU halts with interrupts disabled (or calls PSCI CPU_OFF): only
 // INIT-SIPI / CPU_ON brings it back. Its hardware thread is idle meanwhile.
 void KvmVcpu::cpu_off() {
   ++st_.exits.hlt;
-  trace_exit(ExitReason::Hlt);
+  kvm_exit(ExitReason::Hlt);
   set_state(VcpuState::Exit);
   host_work(vm_.costs().vmexit_ns + vm_.costs().hlt_exit_ns);
   powered_off_ = true;
@@ -350,7 +266,7 @@ void KvmVcpu::cpu_off() {
   while (powered_off_) wait_event(bell_, KTIME_MAX);
   irr_ = 0;  // INIT resets the local APIC
   inflight_.clear();
-  timer_deadline_ = 0;
+  timer_->reset();
   HostScheduler& hs = vm_.sched();
   hs.wake(thread_);
   set_state(VcpuState::Runnable);
@@ -372,29 +288,25 @@ void KvmVcpu::poll_wait(sim_ns until) {
     deliver();
     return;
   }
-  // pause-loop exiting: spinning longer than the PLE window exits (handle_pause ->
-  // grow_ple_window, kvm_vcpu_on_spin); the window doubles up to ple_window_max
+  // pause-loop exiting (x86): spinning longer than the PLE window exits (host/vmx.cpp)
   const KvmParams& kp = vm_.params().kvm;
   bool ple = vm_.costs().isa == Isa::X86_64 && kp.ple_gap > 0 && !kp.hlt_passthrough;
   sim_ns ple_at = ple ? now() + static_cast<sim_ns>(static_cast<double>(ple_window_) / vm_.costs().ghz) : KTIME_MAX;
   cur_hw().set_activity(HwActivity::GuestPoll, now());
   wait_event(bell_, std::min({until, next_event_time(true), ple_at}));
   cur_hw().set_activity(HwActivity::Guest, now());
-  if (now() >= ple_at && !irr_) {
-    ++st_.exits.pause;
-    trace_exit(ExitReason::Pause);
-    ple_window_ = std::min<std::uint64_t>(ple_window_ * kp.ple_window_grow, kp.ple_window_max);
-    enter_guest(vm_.costs().vmexit_ns + vm_.costs().hlt_exit_ns);  // kvm_vcpu_on_spin(): nobody to yield to
-  }
+  if (now() >= ple_at && !irr_) handle_pause();
   process_events(true);
   if (irr_) deliver();
 }
 
+// x86: WRMSR IA32_TSC_DEADLINE exits (handle_fastpath_set_msr_irqoff ->
+// kvm_set_lapic_tscdeadline_msr -> start_apic_timer); arm64: CNTV_CVAL_EL0 is the guest's.
 void KvmVcpu::timer_write_deadline(sim_ns deadline) {
-  timer_deadline_ = deadline;
+  timer_->write_deadline(deadline);
   const ArchCosts& c = vm_.costs();
   if (c.timer_write_exits) {
-    trace_exit(ExitReason::TscDeadline);
+    kvm_exit(ExitReason::TscDeadline);
     exit_to_host(c.timer_write_ns, st_.exits.msr_tsc_deadline);  // fastpath
   } else {
     execute(cur_hw().host(), c.guest_timer_write_ns);  // CNTV_CVAL_EL0: no trap
@@ -403,10 +315,10 @@ void KvmVcpu::timer_write_deadline(sim_ns deadline) {
 }
 
 void KvmVcpu::timer_write_control(bool enabled) {
-  timer_enabled_ = enabled;
+  timer_->write_control(enabled);
   const ArchCosts& c = vm_.costs();
   if (c.timer_write_exits) {
-    trace_exit(ExitReason::Lvtt);
+    kvm_exit(ExitReason::Lvtt);
     exit_to_host(c.timer_ctl_ns, st_.exits.apic_lvtt);
   } else {
     execute(cur_hw().host(), c.guest_timer_write_ns);  // CNTV_CTL_EL0: no trap
@@ -420,7 +332,7 @@ void KvmVcpu::send_ipi(int dest_cpu, IrqVector v) {
   const ArchCosts& c = vm_.costs();
   ++st_.exits.ipi;
   if (tracing()) trace::ipi_send_cpu(now(), id_, dest_cpu, v);
-  trace_exit(ExitReason::Ipi);
+  kvm_exit(ExitReason::Ipi);
   // posted by the exit handler: it reaches the target after the handling and delivery
   vm_.vcpu(dest_cpu).kvm_apic_accept_irq(v, now() + c.vmexit_ns + c.ipi_send_ns + c.ipi_deliver_ns);
   enter_guest(c.vmexit_ns + c.ipi_send_ns);
@@ -429,7 +341,7 @@ void KvmVcpu::send_ipi(int dest_cpu, IrqVector v) {
 void KvmVcpu::write_poll_control(bool host_poll_allowed) {
   poll_control_ = host_poll_allowed;
   if (vm_.costs().isa == Isa::X86_64) {
-    trace_exit(ExitReason::PollControl);
+    kvm_exit(ExitReason::PollControl);
     exit_to_host(vm_.costs().timer_ctl_ns, st_.exits.msr_poll_control);  // an MSR write on the slow path
   }
 }
@@ -439,7 +351,7 @@ void KvmVcpu::write_poll_control(bool host_poll_allowed) {
 void KvmVcpu::io_submit(std::uint64_t request) {
   const ArchCosts& c = vm_.costs();
   ++st_.exits.io;
-  trace_exit(ExitReason::Io);
+  kvm_exit(ExitReason::Io);
   vm_.io_submit(*this, request, now() + c.vmexit_ns + c.ipi_send_ns);  // the ioeventfd fires in the exit
   enter_guest(c.vmexit_ns + c.ipi_send_ns);
 }
@@ -449,7 +361,7 @@ void KvmVcpu::io_submit(std::uint64_t request) {
 void KvmVcpu::net_xmit(std::uint64_t request) {
   const ArchCosts& c = vm_.costs();
   ++st_.exits.net;
-  trace_exit(ExitReason::Net);
+  kvm_exit(ExitReason::Net);
   vm_.net_xmit(*this, request, now() + c.vmexit_ns + c.ipi_send_ns);
   enter_guest(c.vmexit_ns + c.ipi_send_ns);
 }
@@ -460,14 +372,17 @@ std::vector<std::uint64_t> KvmVcpu::io_completions() {
   return out;
 }
 
+// The device's MSI (irqfd): pending like any interrupt, the completed request with it.
 void KvmVcpu::inject_device_irq(std::uint64_t token, sim_ns at) {
   inflight_.push_back({IrqVector::Device, at, token});
-  bell_.ring();
+  kvm_vcpu_kick();
 }
 
+// __apic_accept_irq() (x86, with posted interrupts: the PIR bit and the notification) /
+// vgic_v3_dispatch_sgi() (arm64): pending from `at`, when the notification arrives.
 void KvmVcpu::kvm_apic_accept_irq(IrqVector v, sim_ns at) {
   inflight_.push_back({v, at});
-  bell_.ring();
+  kvm_vcpu_kick();
 }
 
 }  // namespace vtick

@@ -1,4 +1,9 @@
-// A vCPU thread of KVM: virt/kvm/kvm_main.c + arch/x86/kvm/x86.c vcpu_run() (+ arm64 handle_exit.c).
+// A vCPU thread of KVM, declared once and defined along KVM's own files: vcpu_run() and
+// the exits (kvm_vcpu.cpp: arch/x86/kvm/x86.c, arch/arm64/kvm/arm.c), halting, blocking
+// and waking (kvm_halt.cpp: virt/kvm/kvm_main.c), the HLT/WFI exits (halt_exit.cpp: vmx.c
+// handle_halt, x86.c kvm_emulate_halt, arm64 handle_exit.c kvm_handle_wfx), VMX entry
+// mitigations and pause-loop exiting (vmx.cpp), the guest's timer (x86_lapic.cpp,
+// arm64_timer.cpp).
 #pragma once
 #include <array>
 #include <cstdint>
@@ -7,86 +12,20 @@
 
 #include <simgrid/forward.h>
 
+#include <memory>
+
 #include "core/sg.hpp"
-#include "core/stats.hpp"
 #include "core/state_clock.hpp"
-#include "host/kvm_halt.hpp"
 #include "host/host_sched.hpp"
 #include "host/kvm_params.hpp"
-#include "host/timer_aware.hpp"
+#include "host/kvm_stats.hpp"
+#include "host/vcpu_timer.hpp"
 #include "platform/hw_thread.hpp"
 #include "platform/vhw.hpp"
 
 namespace vtick {
 
 class Kvm;
-
-// Where a vCPU thread's time goes, as the host sees it.
-enum class VcpuState {
-  Guest,     // in guest mode
-  Exit,      // host kernel: exit handling, entry, block/wake paths
-  HaltPoll,  // kvm_vcpu_halt() polling
-  Blocked,   // scheduled out in kvm_vcpu_block()
-  Runnable,  // woken or preempted, waiting for its hardware thread (run_delay: steal)
-  Count
-};
-const char* vcpu_state_name(VcpuState s);
-
-// Why a vCPU left guest mode (the `kvm_exit` event's argument).
-enum class ExitReason { Hlt, TscDeadline, Lvtt, Ipi, TimerExpiry, ExternalInterrupt, Kick, Pause, PollControl, Io, Net };
-// The exit reason as `perf kvm stat` / trace_kvm_exit print it on x86 or arm64.
-const char* exit_reason_name(ExitReason r, bool x86);
-
-// VM-exit counts by reason (perf kvm stat's reasons). total() is their sum; KVM's own
-// stat.exits is counted apart, at the exit itself, and the two must agree (invariants).
-#define VTICK_EXIT_STATS(C)                                                                                          \
-  C(std::uint64_t, hlt, "exits.hlt", "count", Counter, "HLT / WFI exits")                                          \
-  C(std::uint64_t, hlt_fastpath, "exits.hlt_fastpath", "count", Counter,                                           \
-    "... of which re-entered at once: an event was pending (handle_fastpath_hlt, x86)")                             \
-  C(std::uint64_t, msr_tsc_deadline, "exits.msr_tsc_deadline", "count", Counter, "WRMSR IA32_TSC_DEADLINE exits (x86)") \
-  C(std::uint64_t, apic_lvtt, "exits.apic_lvtt", "count", Counter, "x2APIC LVTT write exits (x86)")               \
-  C(std::uint64_t, ipi, "exits.ipi", "count", Counter, "x2APIC ICR write / ICC_SGI1R_EL1 trap exits")             \
-  C(std::uint64_t, timer_expiry, "exits.timer_expiry", "count", Counter, "guest timer expiring in guest mode: preemption timer (x86) / vtimer IRQ (arm64)") \
-  C(std::uint64_t, external_interrupt, "exits.external_interrupt", "count", Counter, "a host interrupt preempting the vCPU thread") \
-  C(std::uint64_t, kick, "exits.kick", "count", Counter, "arm64: IRQ exit to inject an interrupt (kvm_vcpu_kick)") \
-  C(std::uint64_t, pause, "exits.pause", "count", Counter, "x86 pause-loop exits (PLE)")                           \
-  C(std::uint64_t, io, "exits.io", "count", Counter, "virtio-blk notify (ioeventfd MMIO/PIO write)")               \
-  C(std::uint64_t, net, "exits.net", "count", Counter, "virtio-net TX kick (ioeventfd, to vhost)")                 \
-  C(std::uint64_t, msr_poll_control, "exits.msr_poll_control", "count", Counter, "WRMSR MSR_KVM_POLL_CONTROL (x86, cpuidle-haltpoll)")
-struct ExitStats {
-  VTICK_STATS(VTICK_EXIT_STATS)
-  std::uint64_t total() const {
-    return hlt + msr_tsc_deadline + apic_lvtt + ipi + timer_expiry + external_interrupt + kick + pause + io + net +
-           msr_poll_control;
-  }
-};
-
-#define VTICK_VCPU_STATS(C)                                                                                          \
-  C(std::uint64_t, vm_exits, "kvm.exits", "count", Counter, "stat.exits: VM exits, counted at the exit itself")             \
-  C(std::uint64_t, halt_exits, "kvm.halt_exits", "count", Counter,                                                 \
-    "stat.halt_exits (x86); arm64 counts the same WFI exits in stat.wfi_exit_stat (both names there)")             \
-  C(std::uint64_t, blocks, "host.blocks", "count", Counter, "kvm_vcpu_block() calls that scheduled out")          \
-  C(std::uint64_t, timer_wakeups, "host.timer_wakeups", "count", Counter, "blocked vCPUs woken by the guest's timer (sw hrtimer / bg_timer)") \
-  C(std::uint64_t, ipi_wakeups, "host.ipi_wakeups", "count", Counter, "blocked vCPUs woken by an interrupt (posted-interrupt wake-up vector)") \
-  C(std::uint64_t, posted_irqs, "host.posted_irqs", "count", Counter, "interrupts posted while in guest mode (no exit)") \
-  C(std::uint64_t, irqs_while_preempted, "host.irqs_while_preempted", "count", Counter,                            \
-    "IPIs and device interrupts that arrived while the vCPU thread was preempted (SN: no notification)")           \
-  C(std::uint64_t, timer_fired, "host.guest_timer_fired", "count", Counter, "guest timer expiries")               \
-  C(std::uint64_t, entries, "host.entries", "count", Counter, "VM entries")                                        \
-  C(std::uint64_t, l1d_flushes, "host.l1d_flushes", "count", Counter, "vmx_l1d_flush() on entry")                 \
-  C(std::uint64_t, verw_clears, "host.verw_clears", "count", Counter, "mds_clear_cpu_buffers() on entry")         \
-  C(std::uint64_t, halts_in_guest, "host.halts_in_guest", "count", Counter, "HLT passed through / WFI not trapped") \
-  C(std::uint64_t, hv_to_sw_timer, "host.hv_to_sw_timer", "count", Counter, "kvm_lapic_switch_to_sw_timer() on block (x86)") \
-  C(std::uint64_t, timer_advance_waits, "host.timer_advance_waits", "count", Counter, "__kvm_wait_lapic_expire() busy-waits") \
-  C(sim_ns, timer_advance_wait_ns, "host.timer_advance_wait_ns", "ns", Counter, "time busy-waiting to the guest's deadline") \
-  C(std::uint64_t, amplified_wakeups, "host.amplified_wakeups", "count", Counter, "timer wake-ups that paid host.tick_wakeup_cost") \
-  C(sim_ns, amplifier_ns, "host.amplifier_ns", "ns", Counter, "host work added by host.tick_wakeup_cost")
-struct VcpuStats {
-  VTICK_STATS(VTICK_VCPU_STATS)
-  ExitStats exits;
-  KvmHaltStats halt;
-  TimerAwareStats aware;
-};
 
 class KvmVcpu final : public VirtualCpu {
  public:
@@ -117,9 +56,12 @@ class KvmVcpu final : public VirtualCpu {
   std::vector<std::uint64_t> io_completions() override;
   void notify_poller() override { bell_.ring(); }
 
-  // Host side: an interrupt for this vCPU that reaches its hardware thread at `at`
-  // (__apic_accept_irq with posted-interrupt notification / kvm_vcpu_kick).
+  // The waker's side (host/kvm_halt.cpp): an interrupt made pending for this vCPU
+  // (__apic_accept_irq / vgic_v3_dispatch_sgi) and the notification that follows it
+  // (kvm_vcpu_kick(): posted-interrupt IPI, kick or wake-up vector) reaching its hardware
+  // thread at `at`.
   void kvm_apic_accept_irq(IrqVector v, sim_ns at);
+  void kvm_vcpu_kick();
   // A host device completes `token` and raises its MSI on this vCPU at `at`.
   void inject_device_irq(std::uint64_t token, sim_ns at);
 
@@ -129,7 +71,7 @@ class KvmVcpu final : public VirtualCpu {
   HwThread& cur_hw() { return thread_.cpu ? thread_.cpu->hw : hw_; }  // where it runs or last ran
   const VcpuStats& stats() const { return st_; }
   sim_ns halt_poll_ns() const { return halt_poll_ns_; }
-  sim_ns timer_advance_ns() const { return timer_advance_ns_; }
+  sim_ns timer_advance_ns() const { return timer_->timer_advance_ns(); }
   std::uint64_t ple_window() const { return ple_window_; }
   std::array<sim_ns, static_cast<size_t>(VcpuState::Count)> time_in_state(sim_ns now) const { return time_.totals(now); }
   // The poll time of a kvm_vcpu_halt() still going on at `now` (its stats are updated at
@@ -145,22 +87,31 @@ class KvmVcpu final : public VirtualCpu {
   bool process_events(bool in_guest);     // timer expiry, arrived notifications
   sim_ns next_event_time(bool guest_mode = false) const;  // guest timer or next notification arrival
   sim_ns guest_timer_in(sim_ns now) const {  // time to the guest's armed timer (KTIME_MAX: none)
-    return timer_enabled_ && timer_deadline_ ? timer_deadline_ - now : KTIME_MAX;
+    return timer_->armed() ? timer_->deadline() - now : KTIME_MAX;
   }
-  void halt_in_guest();                   // HLT passthrough / WFI not trapped
-  bool wfi_traps();                       // arm64: HCR_EL2.TWI for this vCPU load
   bool pending_irq() const { return irr_ != 0; }
-  bool kvm_vcpu_check_block() const { return pending_irq(); }
   void deliver();                         // inject pending interrupts into the guest
-  sim_ns kvm_vcpu_halt();                 // host/kvm_halt.cpp; returns host work owed before entry
-  bool kvm_vcpu_block(sim_ns& pending);
-  void wait_for_wake(sim_ns until);
-  sim_ns tick_wakeup_amplifier();
   void exit_to_host(sim_ns handling_ns, std::uint64_t& counter);
   void enter_guest(sim_ns handling = 0);
-  sim_ns entry_mitigation();
   void preempt_exit();
-  void trace_exit(ExitReason r);
+  void kvm_exit(ExitReason r);            // a VM exit: stat.exits and trace_kvm_exit()
+  // host/halt_exit.cpp: the HLT / WFI exits and the halts that stay in guest mode
+  void handle_halt();                     // vmx.c / svm.c exit handler
+  void kvm_emulate_halt();                // x86.c
+  void kvm_handle_wfx();                  // arm64 handle_exit.c
+  void kvm_vcpu_wfi();                    // arm64 arm.c
+  bool kvm_vcpu_should_clear_twi();       // arm64 arm.c: WFI does not trap
+  void halt_in_guest();                   // HLT passthrough / WFI not trapped
+  // host/kvm_halt.cpp: virt/kvm/kvm_main.c
+  bool kvm_vcpu_check_block() const { return pending_irq(); }
+  sim_ns kvm_vcpu_halt();                 // returns host work owed before entry
+  bool kvm_vcpu_block(sim_ns& pending);
+  void kvm_vcpu_wake_up(bool by_timer);
+  void wait_for_wake(sim_ns until);
+  // host/vmx.cpp
+  sim_ns entry_mitigation();              // vmx_l1d_flush() + VERW
+  void handle_pause();                    // pause-loop exit: grow_ple_window()
+  void shrink_ple_window();               // vmx_vcpu_sched_in()
 
   Kvm& vm_;
   int id_;
@@ -172,8 +123,7 @@ class KvmVcpu final : public VirtualCpu {
   // vCPU architectural state the host keeps
   bool if_ = false;                  // guest RFLAGS.IF / PSTATE.I (true = enabled)
   std::uint32_t irr_ = 0;            // pending vectors (LAPIC IRR / vGIC pending)
-  sim_ns timer_deadline_ = 0;        // TSC deadline / CNTV_CVAL; 0 = disarmed
-  bool timer_enabled_ = false;       // LVTT unmasked / CNTV_CTL.ENABLE
+  std::unique_ptr<VcpuTimer> timer_; // the guest's timer (LAPIC / arch timer)
   bool poll_control_ = true;         // MSR_KVM_POLL_CONTROL bit 0 (initial 1)
   bool powered_off_ = false;
   std::vector<Inflight> inflight_;   // notifications on their way to this thread
@@ -183,8 +133,6 @@ class KvmVcpu final : public VirtualCpu {
   sim_ns halt_start_ = -1;           // the kvm_vcpu_halt() in progress: its start (-1: none)
   sim_ns halt_poll_end_ = -1;        // ... and the end of its poll (-1: still polling)
   HostThread thread_;                // this vCPU thread in the host scheduler
-  sim_ns timer_advance_ns_ = 0;      // lapic timer_advance_ns (x86, adaptive)
-  sim_ns expired_tscdeadline_ = 0;   // a sw timer that fired early, by the advance
   std::uint64_t ple_window_ = 0;     // current pause-loop window (cycles)
   bool scheduled_out_ = false;       // since the last entry (l1tf_flush_l1d)
   sim_ns steal_ns_ = 0;              // run_delay reported through the steal clock

@@ -8,6 +8,7 @@
 #include "core/sg.hpp"
 #include "core/state_clock.hpp"
 #include "core/time.hpp"
+#include "core/warn.hpp"
 #include "helpers.hpp"
 #include "platform/sg_platform.hpp"
 #include "sim/stats.hpp"
@@ -150,4 +151,24 @@ TEST_CASE("running ahead stops at another actor's wake-up, and a ring from ahead
   CHECK(woke_by_time == 10 * NSEC_PER_USEC);
   CHECK(clock_at_ring == 12 * NSEC_PER_USEC);
   CHECK(woke_by_bell == 14 * NSEC_PER_USEC);
+}
+
+// core/warn.hpp: where the kernel WARNs, the model fails the run naming the check.
+TEST_CASE("VTICK_WARN fails the simulation naming the condition, the place and the text, and returns the condition") {
+  int argc = 1;
+  char a0[] = "t";
+  char* argv[] = {a0, nullptr};
+  simgrid::s4u::Engine e(&argc, argv);
+  auto m = build_machine(1, 1, arch_costs("altra"));
+  bool quiet = true, loud = false;
+  int cpu = 3;
+  spawn_actor("warner", m->threads[0]->host(), [&] {
+    quiet = VTICK_WARN(cpu < 0, "never");
+    loud = VTICK_WARN(cpu == 3, "CPU ", cpu, " in a state it cannot be in");
+  });
+  e.run();
+  CHECK_FALSE(quiet);
+  CHECK(loud);
+  REQUIRE(simulation_failed());
+  CHECK(failure_message() == "WARN_ON(cpu == 3) at tests/test_core.cpp:" + std::to_string(__LINE__ - 6) + ": CPU 3 in a state it cannot be in");
 }

@@ -1,18 +1,19 @@
-// Host behaviours keyed on the guest's armed timer (hypotheses H9, M4). Upstream KVM only
-// arms its sw hrtimer / bg_timer at that deadline; these are named, switchable policies
-// a host or hypervisor could have. All are off unless configured.
+// Host behaviours upstream KVM does not have, behind one hook (NotUpstream) that
+// kvm_vcpu_halt() calls at two marked places: timer-aware polling and idle reclaim
+// (hypotheses H9, M4: keyed on the guest's armed timer, which upstream only uses to arm
+// its sw hrtimer / bg_timer) and the amplifier (hypotheses.md: extra host work per timer
+// wake-up). Each is a named, switchable policy, off unless configured.
 #pragma once
-#include "core/stats.hpp"
 #include <cstdint>
 #include <string>
 
 #include "core/param.hpp"
+#include "core/stats.hpp"
 #include "core/time.hpp"
 
 namespace vtick {
 
 struct HostParams;
-struct VcpuStats;
 
 // Timer-aware polling: when the guest's timer is within the threshold, poll until it.
 enum class TimerPoll {
@@ -52,7 +53,18 @@ struct HaltPlan {
   bool keep_cpu;    // never block: spin until an event
 };
 
-// The plan for one halt, from the adaptive window and the time to the guest's timer.
-HaltPlan plan_halt(const HostParams& p, sim_ns adaptive_poll_ns, sim_ns to_timer, VcpuStats& st);
+class NotUpstream {
+ public:
+  explicit NotUpstream(const HostParams& p) : p_(p) {}
+  // Before polling: the poll window (upstream: the adaptive one) and whether to keep the
+  // hardware thread, from the time to the guest's timer.
+  HaltPlan plan_halt(sim_ns adaptive_poll_ns, sim_ns to_timer, TimerAwareStats& st) const;
+  // A halt the guest's own timer ended: extra host work before entry (the amplifier,
+  // host.tick_wakeup_cost; 0 upstream).
+  sim_ns timer_wakeup_cost(std::uint64_t& wakeups, sim_ns& total) const;
+
+ private:
+  const HostParams& p_;
+};
 
 }  // namespace vtick
