@@ -1,7 +1,7 @@
 // The per-CPU kernel loop: kernel/sched/core.c __schedule() and the interrupt entry.
 #include "core/trace.hpp"
 #include "guest/kernel.hpp"
-#include "guest/workloads.hpp"
+#include "guest/task_program.hpp"
 
 namespace vtick {
 
@@ -75,14 +75,7 @@ void GuestCpu::handle_irq(IrqVector v) {
     case IrqVector::Device:
       if (tracing()) trace::device_irq(now(), id_);
       hw_->run(c.io_complete_ns);  // virtio-blk vring interrupt: complete the bios
-      for (std::uint64_t req : hw_->io_completions()) {
-        if (is_timer_probe_token(req)) {
-          queue_probe_timers(req);
-          continue;
-        }
-        Task& t = *k_.tasks()[static_cast<size_t>(req >> 32) - 1];
-        k_.try_to_wake_up(t, *this);
-      }
+      for (std::uint64_t req : hw_->io_completions()) k_.complete_request(req, *this);
       break;
     default:
       break;
@@ -100,17 +93,6 @@ void GuestCpu::arm_background_timer() {
     ++c.idle_stats.background_timers;
     c.arm_background_timer();
   });
-}
-
-// A probe device's interrupt handler queues timers from interrupt context.
-void GuestCpu::queue_probe_timers(std::uint64_t token) {
-  int count = static_cast<int>((token >> 32) & 0xffff);
-  sim_ns delay = static_cast<sim_ns>(token & 0xffffffffULL) * 1000;
-  for (int i = 1; i <= count; ++i) {
-    std::size_t idx = k_.timer_probes.size();
-    k_.timer_probes.push_back({id_, now(), now() + i * delay});
-    add_timer(i * delay, [idx](GuestCpu& c, const WheelTimer&) { c.kernel().timer_probes[idx].fired = c.now(); });
-  }
 }
 
 // takedown_cpu(): tasks move to an online CPU, the tick and jiffies duty are handed
@@ -164,7 +146,7 @@ void GuestCpu::cpu_startup_entry() {
   for (;;) {
     schedule();
     if (offline_pending) go_offline();
-    else if (curr) run_curr();
+    else if (curr) run_task_program(*this, *curr);
     else do_idle();
   }
 }

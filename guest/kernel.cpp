@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/warn.hpp"
+
 namespace vtick {
 
 GuestKernel::GuestKernel(GuestParams p, int nr_cpus, std::uint64_t seed) : p_(std::move(p)), seed_(seed) {
@@ -52,6 +54,19 @@ void GuestKernel::cpu_down(int c) {
   if (!cc.online()) return;
   cc.offline_pending = true;
   cc.need_resched = true;
+}
+
+std::uint64_t GuestKernel::add_request(std::function<void(GuestCpu&)> complete) {
+  requests_.emplace(next_request_, std::move(complete));
+  return next_request_++;
+}
+
+void GuestKernel::complete_request(std::uint64_t id, GuestCpu& c) {
+  auto it = requests_.find(id);
+  if (VTICK_WARN(it == requests_.end(), "CPU ", c.id(), ": completion of request ", id, ", not in flight")) return;
+  auto done = std::move(it->second);
+  requests_.erase(it);
+  done(c);
 }
 
 void GuestKernel::delay_start(Task& t, sim_ns delay) {

@@ -22,7 +22,6 @@
 #include "guest/task.hpp"
 #include "guest/tick_policy.hpp"
 #include "guest/tick_sched.hpp"
-#include "guest/workloads.hpp"
 #include "platform/vhw.hpp"
 
 namespace vtick {
@@ -88,6 +87,19 @@ class GuestCpu final : public GuestIrqSink {
   void update_process_times(sim_ns now);
   void run_local_timers();
   void account_process_tick(sim_ns now);
+  // The system calls task programs make (guest/syscalls.cpp, called by the user-space
+  // interpreter of guest/task_program.cpp) and the way back to user space.
+  void syscall_enter();
+  void exit_to_user_mode();
+  void do_nanosleep(Task& t, sim_ns length);
+  void futex_wait(Task& t, WaitEvent& ev);
+  void futex_wake(WaitEvent& ev);
+  bool futex_wait_lock(Task& t, Mutex& m);  // false: the lock word changed (EAGAIN)
+  void futex_wake_lock(Mutex& m);
+  void sched_yield(Task& t);
+  void submit_bio(Task& t);
+  void sendmsg(Task& t);
+  void do_exit(Task& t);
   // add_timer() on this CPU for `delay` from now (timer wheel; jiffies granularity).
   void add_timer(sim_ns delay, std::function<void(GuestCpu&, const WheelTimer&)> fn);
 
@@ -113,7 +125,6 @@ class GuestCpu final : public GuestIrqSink {
 
 
   void arm_background_timer();
-  void queue_probe_timers(std::uint64_t token);
 
   // accounting
   StateClock<GuestCpuState> time_;
@@ -134,8 +145,6 @@ class GuestCpu final : public GuestIrqSink {
   // kernel/sched: task execution (guest/sched.cpp, guest/task_exec.cpp)
   void schedule();
   Task* pick_next_task();
-  void run_curr();
-  bool run_phase(Task& t, const Phase& ph);
   void flush_smp_call_function_queue();
 
   GuestKernel& k_;
@@ -184,7 +193,12 @@ class GuestKernel {
   WaitEvent& event(int i) { return events_[static_cast<size_t>(i)]; }
   int add_mutex() { mutexes_.emplace_back(); return static_cast<int>(mutexes_.size()) - 1; }
   Mutex& mutex(int i) { return mutexes_[static_cast<size_t>(i)]; }
+  // The virtio drivers' requests in flight (a virtqueue's descriptor ids): the device's
+  // completion interrupt hands each id back, and its completion runs once.
+  std::uint64_t add_request(std::function<void(GuestCpu&)> complete);
+  void complete_request(std::uint64_t id, GuestCpu& c);
   std::deque<std::unique_ptr<Task>>& tasks() { return tasks_; }
+  const std::deque<std::unique_ptr<Task>>& tasks() const { return tasks_; }
   const SchedParams& sched() const { return p_.sched; }
 
   // CPU hotplug (kernel/cpu.c), driven by the scenario's guest.hotplug events.
@@ -213,12 +227,6 @@ class GuestKernel {
 
   SchedStats sched_stats;
   std::vector<sim_ns> wake_latency;  // ns from try_to_wake_up to running, per wake-up
-  std::vector<TimerProbe> timer_probes;
-  std::vector<sim_ns> op_latency;    // per measured op (e.g. an OLTP transaction)
-  std::uint64_t exited_tasks = 0;
-  sim_ns last_exit = -1;
-  std::uint64_t& counter(int i) { return counters_[i]; }
-  bool record_latency = true;
 
  private:
   GuestParams p_;
@@ -229,7 +237,8 @@ class GuestKernel {
   std::deque<std::unique_ptr<Task>> tasks_;
   std::deque<WaitEvent> events_;
   std::deque<Mutex> mutexes_;
-  std::map<int, std::uint64_t> counters_;
+  std::map<std::uint64_t, std::function<void(GuestCpu&)>> requests_;
+  std::uint64_t next_request_ = 1;
 };
 
 }  // namespace vtick

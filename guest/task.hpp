@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,13 @@ struct Phase {
 
 enum class TaskState { Runnable, Running, Sleeping, Blocked, Exited };
 
+// What a workload's tasks share in user space besides futexes: counters (sysbench's
+// req_performed) and the record of each measured op's duration.
+struct UserSpace {
+  std::map<int, std::uint64_t> counters;
+  std::vector<sim_ns> op_latency;
+};
+
 struct Task {
   int pid = 0;
   std::string comm;
@@ -63,6 +71,7 @@ struct Task {
   bool in_iowait = false;          // blocked in io_schedule(): counted in rq->nr_iowait
   bool posix_cpu_timer = false;    // TICK_DEP_BIT_POSIX_TIMER: CPU-time timers armed
   int cur_lock = -1;               // the mutex PickLock chose
+  UserSpace* user = nullptr;       // its process's user-space state (the workload's)
   bool measure_ops = false;        // record each op's duration (latency percentiles)
   sim_ns op_start = 0;
   sim_ns exited_at = -1;

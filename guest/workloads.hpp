@@ -1,18 +1,24 @@
 // Guest workloads built from task programs: what the guest runs, as kernel-visible
-// behaviour (CPU bursts, sleeps, futex waits and wakes, mutexes, yields, block I/O).
+// behaviour (CPU bursts, sleeps, futex waits and wakes, mutexes, yields, block I/O). Each
+// kind is one file under guest/workloads/ that registers itself in workload_kinds_table()
+// (guest/workloads.cpp), as S4U's register_actor or ns-3's applications do.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/param.hpp"
 #include "core/time.hpp"
+#include "guest/task.hpp"
 
 namespace vtick {
 
 class GuestKernel;
+class Workload;
 
 // One documented parameter of a workload kind ([workload] key).
 struct WorkloadParam {
@@ -32,6 +38,7 @@ struct WorkloadKind {
   std::string description;
   std::string ops_name;  // what one op is: "transactions", "events", ...
   std::vector<WorkloadParam> params;
+  std::function<std::unique_ptr<Workload>()> make;
 };
 
 const std::vector<WorkloadKind>& workload_kinds_table();  // in WorkloadKindId order
@@ -57,30 +64,51 @@ struct WorkloadSpec {
   sim_ns getd(const std::string& key) const { return static_cast<sim_ns>(v.at(key)); }
 };
 
-struct WorkloadInfo {
-  std::string metric_name;  // what one op is
+// A host-side device a workload's test needs (the 2026 nohz_full series' probe device):
+// at chosen times it raises an MSI on a vCPU that completes one guest request. The sim
+// layer provides it (virtual hardware, platform/vhw.hpp's side of the boundary).
+class TestDevice {
+ public:
+  virtual ~TestDevice() = default;
+  // `body` runs as the device, from the start of the run.
+  virtual void start(std::function<void()> body) = 0;
+  virtual void sleep_until(sim_ns t) = 0;
+  virtual void raise(int cpu, std::uint64_t request) = 0;  // the MSI, completing `request`
+  virtual sim_ns run_end() const = 0;                      // the run's simulated end
 };
 
-// Creates the workload's tasks in `k`. Random start phases come from `seed`. Throws
-// std::invalid_argument with a message for a script that does not parse.
-WorkloadInfo install_workload(GuestKernel& k, const WorkloadSpec& w, std::uint64_t seed);
+// One workload of one run: it creates its tasks and keeps what it measures in user space.
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  // Creates the tasks in `k`; random start phases come from `seed`. Throws
+  // std::invalid_argument with a message for a program that does not parse.
+  virtual void install(GuestKernel& k, const WorkloadSpec& w, std::uint64_t seed) = 0;
+  // Ops completed so far (the headline counter whose rate is the workload metric):
+  // by default every task's passes through its program.
+  virtual std::uint64_t ops(const GuestKernel& k) const;
+  // Devices on the host side, started once the VM runs (none by default).
+  virtual void start_devices(TestDevice&) {}
+  // Its results besides ops: (name under "workload." or "probe.", value, counter?).
+  using Report = std::function<void(const std::string& name, double value, bool counter)>;
+  virtual void report(const GuestKernel& k, sim_ns now, const Report& out) const;
+  // Each measured op's duration in the window (an OLTP transaction's), in order.
+  const std::vector<sim_ns>& op_latency() const { return user_.op_latency; }
+  // The warm-up is over: what it measured so far is not part of the window.
+  void start_window() { user_.op_latency.clear(); }
 
-// Ops completed so far (the headline counter whose rate is the workload metric).
-std::uint64_t workload_ops(GuestKernel& k, const WorkloadSpec& w);
+ protected:
+  // A task of this workload's process: k.add_task() with its user space attached.
+  Task& add_task(GuestKernel& k, std::string comm, std::vector<Phase> program, int cpu, std::uint64_t allowed);
+  UserSpace& user() { return user_; }
+
+ private:
+  UserSpace user_;
+};
+
+std::unique_ptr<Workload> make_workload(const WorkloadSpec& w);
 
 // Checks one script program line; returns an error text or "".
 std::string check_script_phase(const std::string& line);
-
-// nohz_full_test probes: device interrupts on the nohz_full CPU whose handlers queue
-// timer-wheel timers, as in the 2026 series' own test.
-struct TimerProbe {
-  int cpu;
-  sim_ns queued_at;
-  sim_ns expiry;      // when it was asked to fire
-  sim_ns fired = -1;  // when it ran (-1: not by the end of the run)
-};
-// The device interrupt token asking the handler to queue `count` timers spaced `delay`.
-std::uint64_t timer_probe_token(int count, sim_ns delay);
-bool is_timer_probe_token(std::uint64_t t);
 
 }  // namespace vtick

@@ -158,7 +158,7 @@ bool KvmVcpu::process_events(bool in_guest) {
     if (inflight_[i].at <= t) {
       trace::kvm_apic_accept_irq(t, id_, inflight_[i].v, inflight_[i].at);
       irr_ |= bit(inflight_[i].v);
-      if (inflight_[i].v == IrqVector::Device) used_ring_.push_back(inflight_[i].io);
+      if (inflight_[i].has_io) used_ring_.push_back(inflight_[i].io);
       if (in_guest) ++st_.posted_irqs;
       inflight_.erase(inflight_.begin() + static_cast<std::ptrdiff_t>(i));
     } else {
@@ -374,7 +374,12 @@ std::vector<std::uint64_t> KvmVcpu::io_completions() {
 
 // The device's MSI (irqfd): pending like any interrupt, the completed request with it.
 void KvmVcpu::inject_device_irq(std::uint64_t token, sim_ns at) {
-  inflight_.push_back({IrqVector::Device, at, token});
+  inflight_.push_back({IrqVector::Device, at, true, token});
+  kvm_vcpu_kick();
+}
+
+void KvmVcpu::inject_device_irq(sim_ns at) {
+  inflight_.push_back({IrqVector::Device, at});
   kvm_vcpu_kick();
 }
 

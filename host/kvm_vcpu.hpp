@@ -62,8 +62,10 @@ class KvmVcpu final : public VirtualCpu {
   // thread at `at`.
   void kvm_apic_accept_irq(IrqVector v, sim_ns at);
   void kvm_vcpu_kick();
-  // A host device completes `token` and raises its MSI on this vCPU at `at`.
+  // A host device completes request `token` and raises its MSI on this vCPU at `at`;
+  // without a token, the MSI completes nothing (a spurious or test interrupt).
   void inject_device_irq(std::uint64_t token, sim_ns at);
+  void inject_device_irq(sim_ns at);
 
   int id() const { return id_; }
   const HostThread& host_thread() const { return thread_; }
@@ -79,7 +81,7 @@ class KvmVcpu final : public VirtualCpu {
   sim_ns poll_open_ns(sim_ns now) const;
 
  private:
-  struct Inflight { IrqVector v; sim_ns at; std::uint64_t io = 0; };
+  struct Inflight { IrqVector v; sim_ns at; bool has_io = false; std::uint64_t io = 0; };
 
   void thread_main();
   void set_state(VcpuState s);

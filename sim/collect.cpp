@@ -56,12 +56,14 @@ const std::vector<StatDesc>& task_descs() {
 
 }  // namespace
 
-void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, const WorkloadSpec& w) {
-  m.counter("workload.ops", static_cast<double>(workload_ops(k, w)));
-  m.gauge("workload.exited_tasks", static_cast<double>(k.exited_tasks));
-  m.gauge("workload.last_exit_ns", static_cast<double>(k.last_exit));
-  if (!k.op_latency.empty()) {
-    std::vector<double> lat(k.op_latency.begin(), k.op_latency.end());
+void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, const Workload& w) {
+  m.counter("workload.ops", static_cast<double>(w.ops(k)));
+  w.report(k, t, [&m](const std::string& name, double v, bool counter) {
+    if (counter) m.counter(name, v);
+    else m.gauge(name, v);
+  });
+  if (!w.op_latency().empty()) {
+    std::vector<double> lat(w.op_latency().begin(), w.op_latency().end());
     m.gauge("workload.op_latency_p50_ns", percentile(lat, 50));
     m.gauge("workload.op_latency_p99_ns", percentile(lat, 99));
   }
@@ -98,13 +100,6 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
     const double v[] = {static_cast<double>(task->ops), static_cast<double>(task->runtime), static_cast<double>(task->wakeups),
                         static_cast<double>(task->migrations)};
     for (std::size_t j = 0; j < task_descs().size(); ++j) m.counter(p + task_descs()[j].name, v[j]);
-  }
-  for (std::size_t i = 0; i < k.timer_probes.size(); ++i) {
-    const TimerProbe& pr = k.timer_probes[i];
-    const std::string p = "probe.timer" + std::to_string(i) + ".";
-    m.gauge(p + "expiry_ns", pr.expiry);
-    m.gauge(p + "fired_ns", pr.fired);
-    m.gauge(p + "lateness_ns", pr.fired >= 0 ? pr.fired - pr.expiry : t - pr.expiry);
   }
   for (const auto& hw : machine.threads) {
     const std::string p = "pcpu" + std::to_string(hw->id()) + ".";

@@ -21,6 +21,27 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 
+// A workload's test device (guest/workloads.hpp): an actor on the first hardware thread
+// that raises MSIs on the VM's vCPUs.
+class SimTestDevice final : public TestDevice {
+ public:
+  SimTestDevice(Kvm& vm, sim_ns end) : vm_(vm), end_(end) {}
+  void start(std::function<void()> body) override {
+    spawn_actor("probe-device", vm_.machine().threads.front()->host(), std::move(body));
+  }
+  void sleep_until(sim_ns t) override { vtick::sleep_until(t); }
+  void raise(int cpu, std::uint64_t request) override { vm_.vcpu(cpu).inject_device_irq(request, now()); }
+  sim_ns run_end() const override { return end_; }
+
+ private:
+  Kvm& vm_;
+  sim_ns end_;
+};
+
+}  // namespace
+
+namespace {
+
 }  // namespace
 
 RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
@@ -45,8 +66,9 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
     c.attach(&v);
     v.set_guest(&c, [&c] { c.cpu_startup_entry(); });
   }
-  WorkloadInfo info = install_workload(kernel, sc.workload, sc.run.seed);
-  res.ops_name = info.metric_name;
+  std::unique_ptr<Workload> workload = make_workload(sc.workload);
+  workload->install(kernel, sc.workload, sc.run.seed);
+  res.ops_name = workload_kind(sc.workload.kind).ops_name;
   if (hooks.guest_setup) hooks.guest_setup(kernel);
   for (auto& hw : machine->threads) hw->start(0);
   for (int i = 0; i < sc.vcpus; ++i) vm.vcpu(i).start();
@@ -71,18 +93,8 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
       }
     });
   }
-  if (sc.workload.kind == WorkloadKindId::NohzFullTest) {
-    // the series' two checks: one timer queued from a device interrupt on the polling
-    // nohz_full CPU, then two timers queued by one interrupt
-    KvmVcpu* target = &vm.vcpu(sc.workload.geti("cpu"));
-    sim_ns t1 = sc.run.duration - 90 * NSEC_PER_MSEC, t2 = sc.run.duration - 50 * NSEC_PER_MSEC;
-    spawn_actor("probe-device", machine->threads.front()->host(), [target, t1, t2] {
-      sleep_until(t1);
-      target->inject_device_irq(timer_probe_token(1, 5 * NSEC_PER_MSEC), now());
-      sleep_until(t2);
-      target->inject_device_irq(timer_probe_token(2, 2 * NSEC_PER_MSEC), now());
-    });
-  }
+  SimTestDevice device(vm, sc.run.duration);
+  workload->start_devices(device);
   // The horizon actor keeps time running to the end even when every vCPU sleeps with no
   // timer armed, takes the two snapshots from inside the simulation (at the warm-up and
   // the end, to the nanosecond) and then stops every actor. (Engine::run_until() can
@@ -93,12 +105,12 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   Doorbell horizon_bell("horizon");
   spawn_actor("horizon", machine->threads.front()->host(), [&] {
     while (now() < sc.run.warmup) wait_event(horizon_bell, sc.run.warmup);
-    collect(at_warmup, now(), *machine, vm, kernel, sc.workload);
+    collect(at_warmup, now(), *machine, vm, kernel, *workload);
     kernel.wake_latency.clear();
-    kernel.op_latency.clear();
+    workload->start_window();
     while (now() < sc.run.duration) wait_event(horizon_bell, sc.run.duration);
     end = now();
-    collect(at_end, end, *machine, vm, kernel, sc.workload);
+    collect(at_end, end, *machine, vm, kernel, *workload);
     for (int i = 0; i < vm.nr_vcpus(); ++i) poll_open.push_back(vm.vcpu(i).poll_open_ns(end));
     request_stop();
   });
@@ -122,7 +134,7 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   progress_cb = nullptr;
   if (end < 0) {  // stopped by a failure before the end
     end = now();
-    collect(at_end, end, *machine, vm, kernel, sc.workload);
+    collect(at_end, end, *machine, vm, kernel, *workload);
   }
   res.metrics = at_end.since(at_warmup);
   res.measured_ns = end - std::min(sc.run.warmup, end);

@@ -59,7 +59,7 @@ std::vector<std::vector<Decision>> scripted(const std::string& policy, const std
         while (idle()) sleep_until(now() + 10000);  // wait for the next idle period...
         while (!idle()) sleep_until(now() + 10000);
         sleep_until(now() + 300000);                // ... and interrupt it 300 us in
-        v->inject_device_irq(timer_probe_token(0, 0), now());
+        v->inject_device_irq(now());
       }
     });
   };

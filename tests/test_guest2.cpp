@@ -1,6 +1,7 @@
 // guest/: timekeeping duty, tick_nohz_next_event()'s reasons, background wheel timers,
 // wake-ups of polling CPUs, boot parameters, wake-affine placement.
 #include <catch2/catch.hpp>
+#include <memory>
 
 #include "guest/kernel.hpp"
 #include "guest/workloads.hpp"
@@ -263,20 +264,22 @@ TEST_CASE("cpuidle.off=1 before cpuidle_haltpoll.force=1: still no cpuidle drive
 // CPUs 0, 2 and 3 are idle.
 static RunResult wake_from_cpu3(bool wake_affine) {
   SimHooks hooks;
-  hooks.guest_setup = [](GuestKernel& k) {
+  auto request = std::make_shared<std::uint64_t>(0);
+  hooks.guest_setup = [request](GuestKernel& k) {
     k.add_task("hog", {{PhaseKind::Run, 10000000, -1}}, 1, 1ULL << 1);
     int never = k.add_event();
-    k.add_task("wakee", {{PhaseKind::Wait, 0, never}, {PhaseKind::Run, 2000000, -1}}, 1, ~0ULL);
+    Task& w = k.add_task("wakee", {{PhaseKind::Wait, 0, never}, {PhaseKind::Run, 2000000, -1}}, 1, ~0ULL);
+    *request = k.add_request([&w](GuestCpu& c) { c.kernel().try_to_wake_up(w, c); });  // the device's completion
   };
-  hooks.vm_setup = [](Kvm& vm, GuestKernel& k) {
+  hooks.vm_setup = [request](Kvm& vm, GuestKernel& k) {
     KvmVcpu* v = &vm.vcpu(3);
     GuestKernel* kk = &k;
-    spawn_actor("device", vm.machine().threads[3]->host(), [v, kk] {
+    spawn_actor("device", vm.machine().threads[3]->host(), [v, kk, request] {
       sleep_until(10000000);
       Task& w = *kk->tasks()[1];
       CHECK(w.state == TaskState::Blocked);
       CHECK(w.cpu == 1);
-      v->inject_device_irq(static_cast<std::uint64_t>(w.pid) << 32, now());
+      v->inject_device_irq(*request, now());
     });
   };
   return run("[platform]\nshape = \"VM.Standard2.2\"\n[workload]\nkind = \"idle\"\n[run]\nduration = \"20ms\"\n",

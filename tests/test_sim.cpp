@@ -81,7 +81,7 @@ TEST_CASE("an interrupt cuts running guest work at its instant, the remainder re
     KvmVcpu* v = &vm.vcpu(1);
     spawn_actor("device", vm.machine().threads[0]->host(), [v, irq_at] {
       sleep_until(irq_at);
-      v->inject_device_irq(timer_probe_token(0, 0), now());
+      v->inject_device_irq(now());
     });
   };
   Scenario sc = test::scenario("[platform]\nshape = \"VM.Standard.A1.Flex.2\"\n[host.kvm]\ndirect_injection = true\n[guest]\ntimer_slack = \"0ns\"\ntick_policy = \"legacy\"\n"

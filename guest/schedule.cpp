@@ -1,0 +1,76 @@
+// kernel/sched/core.c: __schedule() and the cross-CPU call queue.
+#include <algorithm>
+
+#include "core/trace.hpp"
+#include "guest/kernel.hpp"
+
+namespace vtick {
+
+// sched_switch's prev_state letters (__trace_sched_switch_state): "R+" when preempted.
+static const char* switch_state(const Task& prev, bool yielded) {
+  switch (prev.state) {
+    case TaskState::Running: return yielded ? "R" : "R+";
+    case TaskState::Exited: return "Z";
+    default: return "S";
+  }
+}
+
+// __schedule(): put the previous task back (preempted or yielding) or let it go (it
+// blocked), pick the next, switch. A CPU with nothing to run returns to the idle loop.
+void GuestCpu::schedule() {
+  need_resched = false;
+  Task* prev = curr;
+  sim_ns t = now();
+  bool yielded = prev && prev->yield_skip;
+  const char* prev_state = prev ? switch_state(*prev, yielded) : "R";
+  if (prev) {
+    update_curr();
+    prev->last_ran = t;
+    if (prev->state == TaskState::Running) {
+      prev->state = TaskState::Runnable;
+      rq.push_back(prev);
+      if (!prev->yield_skip) ++k_.sched_stats.preemptions;
+    } else {
+      prev->vruntime -= min_vruntime;  // dequeue_task(): keep the lag relative
+    }
+    curr = nullptr;
+  }
+  Task* next = pick_next_task();
+  if (!next) {
+    if (prev && tracing()) trace::sched_switch(now(), id_, prev->pid, 0, prev_state);
+    return;
+  }
+  enter_state(GuestCpuState::Sys);
+  if (next != prev) {
+    kernel_work(k_.params().costs.schedule_ns);
+    ++k_.sched_stats.switches;
+    if (yielded) ++k_.sched_stats.yield_switches;
+  } else {
+    kernel_work(k_.params().costs.schedule_ns / 4);  // nothing else to run: no switch
+  }
+  if (next != prev && tracing()) trace::sched_switch(now(), id_, prev ? prev->pid : 0, next->pid, prev_state);
+  idle_stamp = 0;
+  curr = next;
+  next->state = TaskState::Running;
+  next->exec_start = now();
+  slice_start = now();
+  if (next->last_cpu >= 0 && next->last_cpu != id_) {
+    ++next->migrations;
+    ++k_.sched_stats.migrations;
+    next->refill_left += k_.sched().cache_refill_ns;  // its working set is in another cache
+  }
+  next->last_cpu = id_;
+  next->cpu = id_;
+  tick_.tick_nohz_task_switch();
+  if (next->woken_at >= 0) {
+    k_.wake_latency.push_back(now() - next->woken_at);
+    next->woken_at = -1;
+  }
+}
+
+// flush_smp_call_function_queue(): queued cross-CPU calls (the nohz idle-balance kick).
+void GuestCpu::flush_smp_call_function_queue() {
+  if (ilb_kick_pending) k_.nohz_idle_balance(*this);
+}
+
+}  // namespace vtick

@@ -1,0 +1,105 @@
+// The system calls guest task programs make, kernel side: kernel/futex/ (futex wait and
+// wake, the queue under pthread mutexes), kernel/time/hrtimer.c do_nanosleep(),
+// kernel/sched/core.c sched_yield(), kernel/exit.c do_exit(), block submit_bio() through
+// virtio-blk and a socket sendmsg() through virtio-net.
+#include "guest/kernel.hpp"
+
+namespace vtick {
+
+// syscall entry and exit (entry_SYSCALL_64 / el0_svc with the mitigations).
+void GuestCpu::syscall_enter() {
+  enter_state(GuestCpuState::Sys);
+  kernel_work(k_.params().costs.syscall_ns);
+}
+
+// exit_to_user_mode(): context tracking tells a nohz_full CPU it is back in user space.
+void GuestCpu::exit_to_user_mode() {
+  tick_.tick_nohz_user_enter();
+  enter_state(GuestCpuState::User);
+}
+
+// do_nanosleep(): an hrtimer with the task's timer slack, then schedule().
+void GuestCpu::do_nanosleep(Task& t, sim_ns length) {
+  hw_->local_irq_disable();
+  hrtimers_.start(t.sleep_timer, now() + length, k_.params().timer_slack_ns);
+  hw_->local_irq_enable();
+  t.state = TaskState::Sleeping;
+}
+
+// futex(FUTEX_WAIT) on a counting event: a posted unit is taken, else the task sleeps.
+void GuestCpu::futex_wait(Task& t, WaitEvent& ev) {
+  if (ev.count > 0) {
+    --ev.count;
+    return;
+  }
+  ev.waiters.push_back(&t);
+  t.state = TaskState::Blocked;
+}
+
+// futex(FUTEX_WAKE): post one unit; once wake_at units are there (1: at once; a buffer's
+// write-space threshold: unix_write_space() / pipe_read() waking the writers) each waiter
+// takes one.
+void GuestCpu::futex_wake(WaitEvent& ev) {
+  if (++ev.count < ev.wake_at) return;
+  while (ev.count > 0 && !ev.waiters.empty()) {
+    --ev.count;
+    Task* w = ev.waiters.front();
+    ev.waiters.pop_front();
+    k_.try_to_wake_up(*w, *this);
+  }
+}
+
+// futex(FUTEX_WAIT) on a held pthread mutex: if the lock word changed meanwhile (the
+// owner released it while this task entered the kernel) the call fails with EAGAIN and
+// the task retries in user space; else it sleeps until an unlock wakes it.
+bool GuestCpu::futex_wait_lock(Task& t, Mutex& m) {
+  if (!m.owner) return false;
+  ++m.contended;
+  ++k_.sched_stats.mutex_contended;
+  m.waiters.push_back(&t);
+  t.state = TaskState::Blocked;
+  return true;
+}
+
+// futex(FUTEX_WAKE, 1): whoever is queued once the kernel gets there (another CPU's
+// unlock may have woken the waiter this one saw while entering the kernel).
+void GuestCpu::futex_wake_lock(Mutex& m) {
+  if (m.waiters.empty()) return;
+  Task* w = m.waiters.front();
+  m.waiters.pop_front();
+  k_.try_to_wake_up(*w, *this);
+}
+
+// sched_yield(): yield_task_fair() lets another runnable task go first.
+void GuestCpu::sched_yield(Task& t) {
+  ++k_.sched_stats.yields;
+  t.yield_skip = true;
+  need_resched = true;
+}
+
+// submit_bio() -> virtio-blk: the request set up and the queue kicked; the task sleeps in
+// io_schedule() (rq->nr_iowait) until the completion interrupt wakes it.
+void GuestCpu::submit_bio(Task& t) {
+  kernel_work(k_.params().costs.io_submit_ns);
+  ++k_.sched_stats.io_requests;
+  hw_->io_submit(k_.add_request([&t](GuestCpu& c) { c.kernel().try_to_wake_up(t, c); }));
+  t.state = TaskState::Blocked;
+  t.in_iowait = true;
+  ++cputime_.nr_iowait;
+}
+
+// sendmsg() then recvmsg() of a request/reply over TCP: TX through virtio-net, then an
+// interruptible sleep (not iowait) until the reply's interrupt.
+void GuestCpu::sendmsg(Task& t) {
+  kernel_work(k_.params().costs.net_xmit_ns);
+  ++k_.sched_stats.net_requests;
+  hw_->net_xmit(k_.add_request([&t](GuestCpu& c) { c.kernel().try_to_wake_up(t, c); }));
+  t.state = TaskState::Blocked;
+}
+
+void GuestCpu::do_exit(Task& t) {
+  t.state = TaskState::Exited;
+  t.exited_at = now();
+}
+
+}  // namespace vtick

@@ -1,0 +1,130 @@
+// User space: the task programs' interpreter (pthread mutexes over futexes as glibc does
+// them, sysbench's lock picking, loops), calling the kernel's system calls.
+#include "guest/task_program.hpp"
+
+#include "core/warn.hpp"
+#include "guest/kernel.hpp"
+
+namespace vtick {
+
+const char* phase_kind_name(PhaseKind k) {
+  switch (k) {
+    case PhaseKind::Run: return "run";
+    case PhaseKind::Sleep: return "sleep";
+    case PhaseKind::Wait: return "wait";
+    case PhaseKind::Wake: return "wake";
+    case PhaseKind::Lock: return "lock";
+    case PhaseKind::Unlock: return "unlock";
+    case PhaseKind::Yield: return "yield";
+    case PhaseKind::Io: return "io";
+    case PhaseKind::Net: return "net";
+    case PhaseKind::Loop: return "loop";
+    case PhaseKind::PickLock: return "picklock";
+    case PhaseKind::Exit: return "exit";
+  }
+  return "?";
+}
+
+namespace {
+
+// One phase; returns whether the program counter moves on to the next phase.
+bool run_phase(GuestCpu& c, Task& t, const Phase& ph) {
+  GuestKernel& k = c.kernel();
+  switch (ph.kind) {
+    case PhaseKind::Run: {
+      if (t.left == 0) {
+        t.left = phase_length(t, ph) + t.refill_left;
+        t.refill_left = 0;
+      }
+      c.exit_to_user_mode();
+      t.left = c.hw().run(t.left);
+      return t.left == 0;
+    }
+    case PhaseKind::Sleep:
+      c.syscall_enter();
+      c.do_nanosleep(t, phase_length(t, ph));
+      return true;
+    case PhaseKind::Wait:
+      if (!ph.in_syscall) c.syscall_enter();
+      c.futex_wait(t, k.event(ph.obj));
+      return true;
+    case PhaseKind::Wake:
+      if (!ph.in_syscall) c.syscall_enter();
+      c.futex_wake(k.event(ph.obj));
+      return true;
+    case PhaseKind::PickLock:  // sb_threads.c: lock_num = req_performed++ % thread_locks
+      if (VTICK_WARN(!t.user, "task ", t.pid, " picks a lock without a user space")) return true;
+      t.cur_lock = ph.obj + static_cast<int>(t.user->counters[ph.obj]++ % static_cast<std::uint64_t>(ph.ns));
+      return true;
+    case PhaseKind::Exit:
+      c.syscall_enter();
+      c.do_exit(t);
+      t.pc = t.program.size() - 1;  // stays here
+      return false;
+    case PhaseKind::Lock: {  // pthread_mutex_lock(): a compare-and-swap, futex wait when held
+      Mutex& m = k.mutex(ph.obj < 0 ? t.cur_lock : ph.obj);
+      if (!m.owner) {
+        m.owner = &t;
+        ++m.acquisitions;
+        return true;
+      }
+      c.syscall_enter();
+      if (!c.futex_wait_lock(t, m)) {  // EAGAIN: released meanwhile, the retry wins
+        m.owner = &t;
+        ++m.acquisitions;
+        return true;
+      }
+      return false;
+    }
+    case PhaseKind::Unlock: {  // pthread_mutex_unlock(): futex wake when someone waits
+      Mutex& m = k.mutex(ph.obj < 0 ? t.cur_lock : ph.obj);
+      m.owner = nullptr;
+      if (!m.waiters.empty()) {
+        c.syscall_enter();
+        c.futex_wake_lock(m);
+      }
+      return true;
+    }
+    case PhaseKind::Yield:
+      c.syscall_enter();
+      c.sched_yield(t);
+      return true;
+    case PhaseKind::Io:
+      c.syscall_enter();
+      c.submit_bio(t);
+      return true;
+    case PhaseKind::Net:
+      c.syscall_enter();
+      c.sendmsg(t);
+      return true;
+    case PhaseKind::Loop: {
+      if (t.loop_left.size() < t.program.size()) t.loop_left.resize(t.program.size(), 0);
+      sim_ns& left = t.loop_left[t.pc];
+      if (left == 0) left = ph.ns;
+      if (--left > 0) {
+        t.pc = static_cast<std::size_t>(ph.obj);
+        return false;
+      }
+      return true;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void run_task_program(GuestCpu& c, Task& t) {
+  while (!c.need_resched && t.state == TaskState::Running) {
+    if (!run_phase(c, t, t.program[t.pc])) continue;
+    if (++t.pc == t.program.size()) {
+      t.pc = 0;
+      ++t.ops;
+      if (t.measure_ops && t.user) {
+        t.user->op_latency.push_back(c.now() - t.op_start);
+        t.op_start = c.now();
+      }
+    }
+  }
+}
+
+}  // namespace vtick
