@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include "cli/commands.hpp"
 
@@ -300,7 +301,7 @@ std::string metric_label(const std::string& m) {
 }
 
 int bad(const std::string& msg) {
-  std::fprintf(stderr, "vtick: plot: %s\n", msg.c_str());
+  spdlog::error("plot: {}", msg);
   return 2;
 }
 
@@ -334,7 +335,7 @@ int cmd_plot(const PlotOptions& o) {
       }
   }
   if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
-    std::fprintf(stderr, "vtick: plot needs gnuplot (Debian: apt-get install gnuplot-nox)\n");
+    spdlog::error("plot needs gnuplot (Debian: apt-get install gnuplot-nox)");
     return 1;
   }
   const std::vector<Axis> axes = axes_of(sum);
@@ -376,7 +377,7 @@ int cmd_plot(const PlotOptions& o) {
       p.title += where(held);
     }
     if (!run_gnuplot(gnuplot_script(out + "/" + name, sweep + ": " + title, panels))) {
-      std::fprintf(stderr, "vtick: plot: gnuplot failed on %s\n", name.c_str());
+      spdlog::error("plot: gnuplot failed on {}", name);
       ++failed;
       return false;
     }

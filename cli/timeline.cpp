@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <spdlog/spdlog.h>
 
 #include "cli/commands.hpp"
 #include "sim/trace_writer.hpp"
@@ -233,7 +234,7 @@ sim_ns nice_step(sim_ns span) {
 sim_ns to_ns(const nlohmann::json& v) { return static_cast<sim_ns>(std::llround(v.get<double>() * 1000.0)); }
 
 int fail(const std::string& msg) {
-  std::fprintf(stderr, "vtick timeline: %s\n", msg.c_str());
+  spdlog::error("timeline: {}", msg);
   return 2;
 }
 
