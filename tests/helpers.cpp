@@ -30,10 +30,8 @@ std::vector<ModelEvent> Recorder::on_cpu(int cpu) const {
   return v;
 }
 
-CliResult run_cli(const std::string& args, const std::vector<std::string>& env) {
-  std::string cmd;
-  for (const auto& e : env) cmd += e + " ";
-  cmd += std::string(VTICK_BIN) + " " + args + " 2>&1";
+// Runs a shell command line; returns its exit status and stdout.
+static CliResult shell(const std::string& cmd) {
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
   char buf[4096];
@@ -41,6 +39,20 @@ CliResult run_cli(const std::string& args, const std::vector<std::string>& env) 
   while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
   int st = pclose(p);
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+CliResult run_cli(const std::string& args, const std::vector<std::string>& env) {
+  std::string cmd;
+  for (const auto& e : env) cmd += e + " ";
+  return shell(cmd + std::string(VTICK_BIN) + " " + args + " 2>&1");
+}
+
+CliResult run_cli_apart(const std::string& args, std::string& err) {
+  std::string err_path = temp_path("stderr.txt");
+  CliResult r = shell(std::string(VTICK_BIN) + " " + args + " 2>" + err_path);
+  err = read_file(err_path);
+  std::remove(err_path.c_str());
+  return r;
 }
 
 std::string read_file(const std::string& path) {

@@ -23,6 +23,8 @@ struct CliResult {
   std::string output;  // stdout and stderr together
 };
 CliResult run_cli(const std::string& args, const std::vector<std::string>& env = {});  // runs the vtick binary (env: NAME=VALUE)
+// The same with stdout apart: `output` is stdout only, `err` gets stderr.
+CliResult run_cli_apart(const std::string& args, std::string& err);
 std::string read_file(const std::string& path);
 std::string temp_path(const std::string& name);
 

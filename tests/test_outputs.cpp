@@ -24,17 +24,11 @@ struct Split {
   std::string out, err;
 };
 
-// Runs vtick with stdout (a pipe) and stderr (a file) apart.
+// Runs vtick with stdout (a pipe) and stderr apart.
 Split run_split(const std::string& args) {
-  std::string err_path = test::temp_path("stderr.txt");
-  std::string cmd = std::string(VTICK_BIN) + " " + args + " 2>" + err_path;
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out, test::read_file(err_path)};
+  std::string err;
+  test::CliResult r = test::run_cli_apart(args, err);
+  return {r.status, r.output, err};
 }
 
 bool is_symlink(const char* path) {
