@@ -43,7 +43,11 @@ static sim_ns& wake_slot(long pid) {
 }
 static long self_pid() { return sg4::this_actor::get_pid(); }
 static void blocking_until(sim_ns t) { wake_slot(self_pid()) = t; }
-static void running() { wake_slot(self_pid()) = KTIME_MAX; }
+// A running actor can act at any time from now on. Its slot says so because it can lose
+// the CPU without blocking: a non-blocking simcall (a mailbox put, a pstate change, a
+// cancel) lets SimGrid run the other actors of this scheduling round, and none of them
+// may run ahead past it meanwhile.
+static void running() { wake_slot(self_pid()) = from_seconds(sg4::Engine::get_clock()); }
 
 // The earliest the work can end: at the host's fastest pstate.
 static sim_ns work_end_bound(const sg4::ExecPtr& w) {
@@ -56,8 +60,9 @@ static sim_ns work_end_bound(const sg4::ExecPtr& w) {
 bool run_ahead(sim_ns ns) {
   sim_ns end = now() + ns;
   if (g_lag + ns > g_quantum) return false;
-  for (sim_ns w : g_wake)
-    if (w <= end) return false;
+  const auto self = static_cast<std::size_t>(self_pid());
+  for (std::size_t i = 0; i < g_wake.size(); ++i)
+    if (i != self && g_wake[i] <= end) return false;
   g_lag += ns;
   ++g_counts.run_aheads;
   return true;
@@ -117,7 +122,10 @@ const std::string& failure_message() { return g_failure; }
 void spawn_actor(const std::string& name, sg4::Host* host, std::function<void()> body) {
   sg4::ActorPtr a = sg4::Actor::create(name, host, [name, body = std::move(body)]() {
     struct Done {  // an actor that has ended never wakes again
-      ~Done() { g_lag = 0; running(); }
+      ~Done() {
+        g_lag = 0;
+        wake_slot(self_pid()) = KTIME_MAX;
+      }
     } done;
     try {
       body();

@@ -4,6 +4,7 @@
 #include <cstddef>
 
 #include "core/time.hpp"
+#include "core/warn.hpp"
 
 namespace vtick {
 
@@ -16,10 +17,10 @@ class StateClock {
   static constexpr std::size_t N = static_cast<std::size_t>(State::Count);
 
   void start(State s, sim_ns now) { cur_ = s; since_ = now; }
-  // An actor running ahead of the clock (core/sg.hpp run_ahead) may have stamped the
-  // last transition a little later than another actor's `now`: time does not go back.
+  // Time never goes back for an entity: an actor that ran ahead of the clock (core/sg.hpp
+  // run_ahead) and then one acting in its past would be a causality error of the engine.
   void enter(State s, sim_ns now) {
-    if (now < since_) now = since_;
+    if (VTICK_WARN(now < since_, "a state clock went back by ", since_ - now, " ns")) now = since_;
     total_[static_cast<std::size_t>(cur_)] += now - since_;
     cur_ = s;
     since_ = now;

@@ -1,5 +1,7 @@
 #include "platform/hw_thread.hpp"
 
+#include "core/warn.hpp"
+
 #include "core/sg.hpp"
 #include "core/trace.hpp"
 #include <simgrid/s4u/Host.hpp>
@@ -42,6 +44,7 @@ double HwThread::speed_factor() const {
 void HwThread::set_activity(HwActivity a, sim_ns now) {
   HwActivity old = clock_.current();
   if (a == old) return;
+  VTICK_WARN(now < clock_.since(), "hardware thread ", id_, ": time went back by ", clock_.since() - now, " ns");
   if (old == HwActivity::Idle) idle_cstate_[static_cast<int>(cstate_)] += now - idle_since_;
   if (a == HwActivity::Idle) idle_since_ = now;
   clock_.enter(a, now);
