@@ -222,7 +222,9 @@ void apply_set(const std::string& set, Input& in) {
     r = from_node(*t.get("v"));
   } catch (const toml::parse_error&) {
   }
-  if (r.text.empty()) {  // not a TOML scalar: take it as a bare string
+  const Param<Scenario>* p = find_scenario_param(key);
+  bool wants_string = p && (p->kind == PKind::Enum || p->kind == PKind::Text || p->kind == PKind::CpuList);
+  if (r.text.empty() || (wants_string && r.t != Raw::T::Str)) {  // a bare string ("1" as a cpulist too)
     r.t = Raw::T::Str;
     r.s = val;
   }

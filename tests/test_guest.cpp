@@ -260,9 +260,12 @@ struct IdleSamples {
   sim_ns steal_end = 0;
 };
 
-static IdleSamples sample_idle(const std::string& hotplug) {
+// `noise`: two host threads on vCPU1's hardware thread, so that its wake-ups wait (steal).
+static IdleSamples sample_idle(const std::string& hotplug, bool noise = false) {
+  std::vector<std::string> sets = {"guest.hotplug=" + hotplug};
+  if (noise) sets.insert(sets.end(), {"host.noise.threads=2", "host.noise.hz=500", "host.noise.work=900us", "host.noise.cpus=1"});
   Scenario sc = test::scenario("[host]\nidle_governor = \"promote\"\nmax_cstate = \"C6\"\n[guest]\ntimer_slack = \"0ns\"\n[workload]\nkind = \"idle\"\n[run]\nduration = \"100ms\"\n",
-                               {"guest.hotplug=" + hotplug});
+                               sets);
   IdleSamples s;
   SimHooks hooks;
   hooks.guest_setup = [](GuestKernel& k) {
@@ -305,8 +308,8 @@ TEST_CASE("cputime: old scheme's summed idle goes backward when a CPU goes offli
 }
 
 TEST_CASE("cputime: idle steal is subtracted from idle only under the new scheme") {
-  IdleSamples s = sample_idle("");
-  REQUIRE(s.steal_end > 1000000);  // C6 exits make every wake-up of vCPU1 wait
+  IdleSamples s = sample_idle("", true);
+  REQUIRE(s.steal_end > 1000000);  // vCPU1's wake-ups that find a noise thread running wait
   sim_ns old_idle = s.old_end[static_cast<size_t>(Cputime::Idle)];
   sim_ns new_idle = s.new_end[static_cast<size_t>(Cputime::Idle)];
   // the old nohz deltas count the stolen time as idle; the new accounting takes it out

@@ -193,3 +193,11 @@ TEST_CASE("every run checks its invariants, and a broken one fails the run with 
     if (n != "non_negative") CHECK((r.output.find(" on vCPU 0") != std::string::npos || r.output.find(" on hardware thread 0") != std::string::npos));
   }
 }
+
+TEST_CASE("--set takes a bare value of a string key as the string (a one-CPU cpulist, a mode)") {
+  Scenario sc = test::scenario("[host.noise]\nthreads = 1\n", {"host.noise.cpus=1", "guest.tick_policy=got_tick"});
+  CHECK(sc.host.noise.cpus.text == "1");
+  CHECK(sc.host.noise.cpus.mask == 2);
+  CHECK(sc.guest.tick_policy == TickPolicyId::GotTick);
+  CHECK(load_error("", {"host.noise.cpus=9"}).find("a cpulist of hardware threads 0 .. 1") != std::string::npos);
+}
