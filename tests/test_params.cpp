@@ -194,7 +194,7 @@ TEST_CASE("every run checks its invariants, and a broken one fails the run with 
   }
 }
 
-TEST_CASE("--set takes a bare value of a string key as the string (a one-CPU cpulist, a mode)") {
+TEST_CASE("a --set of a string key takes a bare value as the string (a one-CPU cpulist, a mode)") {
   Scenario sc = test::scenario("[host.noise]\nthreads = 1\n", {"host.noise.cpus=1", "guest.tick_policy=got_tick"});
   CHECK(sc.host.noise.cpus.text == "1");
   CHECK(sc.host.noise.cpus.mask == 2);
