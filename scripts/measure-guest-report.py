@@ -156,13 +156,14 @@ def analyse_run(d):
     for c in range(ncpu):
         k = f"cpu{c}"
         delta = {f: sb[k][f] - sa[k][f] for f in STAT_FIELDS}
-        total = sum(delta.values()) or 1
+        # idle (NO_HZ idle sleeptime, exact) against wall time; user/system are tick samples
+        wall = dt * CLK_TCK
         row = {"cpu": c,
-               "idle_pct": r(100 * (delta["idle"] + delta["iowait"]) / total),
-               "steal_pct": r(100 * delta["steal"] / total, 2),
-               "user_pct": r(100 * (delta["user"] + delta["nice"]) / total),
-               "system_pct": r(100 * delta["system"] / total),
-               "irq_softirq_pct": r(100 * (delta["irq"] + delta["softirq"]) / total, 2),
+               "idle_pct": r(100 * (delta["idle"] + delta["iowait"]) / wall),
+               "steal_pct": r(100 * delta["steal"] / wall, 2),
+               "user_pct": r(100 * (delta["user"] + delta["nice"]) / wall),
+               "system_pct": r(100 * delta["system"] / wall),
+               "irq_softirq_pct": r(100 * (delta["irq"] + delta["softirq"]) / wall, 2),
                "halts_per_s": r(pstat("power:cpu_idle", c)),
                "wake_idle_without_ipi_per_s": r(pstat("sched:sched_wake_idle_without_ipi", c)),
                "call_function_single_per_s": r(pstat("irq_vectors:call_function_single_entry", c)),
@@ -204,6 +205,9 @@ def analyse_run(d):
     tr = os.path.join(d, "trace.txt.gz")
     if os.path.exists(tr):
         run["trace"] = measure_trace.analyse(tr, workers, ncpu, meta, up_a, up_b)
+        stats = read(os.path.join(d, "trace-stats"))
+        run["trace"]["ftrace_overrun"] = sum(int(x) for x in re.findall(r"(?<!commit )overrun: (\d+)", stats))
+        run["trace"]["ftrace_dropped"] = sum(int(x) for x in re.findall(r"dropped events: (\d+)", stats))
     return run
 
 
@@ -226,13 +230,14 @@ def other_load(d, meta, sa, sb, dt, ncpu):
             groups["perf"] += delta
         elif delta > 0:
             others[comm] = others.get(comm, 0) + delta
-    rest = busy_ticks - sum(groups.values())
     top = sorted(others.items(), key=lambda kv: -kv[1])[:6]
-    return {"busy_cpu_s": r(busy_ticks / CLK_TCK, 2),
+    # other_* from the processes' own (runtime-based) utime+stime; /proc/stat's busy ticks are
+    # tick samples and can come out below it (busy_cpu_s is kept for reference only)
+    return {"busy_cpu_s_from_proc_stat": r(busy_ticks / CLK_TCK, 2),
             "sysbench_cpu_s": r(groups["sysbench"] / CLK_TCK, 2),
             "disturber_cpu_s": r(groups["disturber"] / CLK_TCK, 2),
             "perf_cpu_s": r(groups["perf"] / CLK_TCK, 2),
-            "other_cpu_pct_of_one_cpu": r(100 * rest / CLK_TCK / dt),
+            "other_cpu_pct_of_one_cpu": r(100 * sum(others.values()) / CLK_TCK / dt),
             "other_top": [[c, r(t / CLK_TCK, 2)] for c, t in top]}
 
 

@@ -3,9 +3,10 @@
 # cases vtick's sysbench_threads scenario must reproduce, with the counters that tell
 # packing, halts and IPIs apart. Raw snapshots go to OUTDIR/raw; scripts/measure-guest-report.py
 # turns them into OUTDIR/measure.json and OUTDIR/measure.md. Needs root and a real guest:
-# it installs Debian packages, mounts tracefs and runs perf system-wide. Never in CI.
+# it installs Debian packages, mounts tracefs, runs perf stat system-wide and traces in an
+# ftrace instance of its own. Never in CI.
 # usage: scripts/measure-guest.sh [--out DIR] [--time S] [--repeat R] [--quiet-pct P]
-#                                 [--quiet-wait S] [--only LIST]
+#                                 [--quiet-wait S] [--only LIST] [--long S]
 set -Eeuo pipefail
 trap 'echo "measure-guest.sh: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 
@@ -24,21 +25,32 @@ REPEAT=3        # repeats of the quiet N=2 run (spread over the session)
 QUIET_PCT=15    # start a run only when the machine's busy time is below this % of one CPU ...
 QUIET_WAIT=90   # ... waiting at most this many seconds (then run anyway and flag it)
 ONLY=""         # comma-separated run names to do (default: all)
+LONG=0          # seconds of one more quiet N=2 traced run, n2-long, at the end (0: none)
 while [ $# -gt 0 ]; do
   case $1 in
-    --out) OUT=${2:?--out needs a directory}; shift 2 ;;
-    --time) T=${2:?--time needs seconds}; shift 2 ;;
-    --repeat) REPEAT=${2:?--repeat needs a count}; shift 2 ;;
-    --quiet-pct) QUIET_PCT=${2:?--quiet-pct needs a percentage}; shift 2 ;;
-    --quiet-wait) QUIET_WAIT=${2:?--quiet-wait needs seconds}; shift 2 ;;
-    --only) ONLY=${2:?--only needs a list of run names}; shift 2 ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
-    *) die "unknown option '$1' (allowed: --out --time --repeat --quiet-pct --quiet-wait --only)" ;;
+    --out) [ $# -ge 2 ] || die "--out needs a directory"; OUT=$2; shift 2 ;;
+    --time) [ $# -ge 2 ] || die "--time needs seconds"; T=$2; shift 2 ;;
+    --repeat) [ $# -ge 2 ] || die "--repeat needs a count"; REPEAT=$2; shift 2 ;;
+    --quiet-pct) [ $# -ge 2 ] || die "--quiet-pct needs a percentage"; QUIET_PCT=$2; shift 2 ;;
+    --quiet-wait) [ $# -ge 2 ] || die "--quiet-wait needs seconds"; QUIET_WAIT=$2; shift 2 ;;
+    --only) [ $# -ge 2 ] || die "--only needs a list of run names"; ONLY=$2; shift 2 ;;
+    --long) [ $# -ge 2 ] || die "--long needs seconds"; LONG=$2; shift 2 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) die "unknown option '$1' (allowed: --out --time --repeat --quiet-pct --quiet-wait --only --long)" ;;
   esac
 done
-for v in T REPEAT QUIET_PCT QUIET_WAIT; do
-  [[ ${!v} =~ ^[0-9]+$ ]] || die "--$(echo "$v" | tr 'A-Z_' 'a-z-') must be a whole number, got '${!v}'"
+for pair in T:--time REPEAT:--repeat QUIET_PCT:--quiet-pct QUIET_WAIT:--quiet-wait LONG:--long; do
+  v=${pair%%:*}
+  [[ ${!v} =~ ^[0-9]+$ ]] || die "${pair#*:} must be a whole number, got '${!v}'"
 done
+KNOWN=",idle,n1,n2,n4,n8,n2-locks1,n2-apart,n2-together,n2-apart2p,n2-together2p,n2-busy,n2-periodic,idle-end,n2-long,"
+KNOWN+=$(seq -f 'n2-r%g,' 2 "$REPEAT" 2>/dev/null | tr -d '\n')
+if [ -n "$ONLY" ]; then
+  IFS=, read -ra wanted <<< "$ONLY"
+  for w in "${wanted[@]}"; do
+    [[ $KNOWN == *",$w,"* ]] || die "--only: unknown run '$w' (allowed:${KNOWN//,/ })"
+  done
+fi
 [ "$T" -ge 6 ] || die "--time must be at least 6 seconds (the counter window is time - 2 s)"
 WINDOW=$((T - 2))  # seconds between snapshots A and B; the 0.3 s pin delay and 0.5 s perf stat set-up come first
 NCPU=$(nproc)
@@ -71,6 +83,7 @@ PIDS=()
 cleanup() {
   local p
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  if [ -d "${TRACE_INST:-/nonexistent}" ]; then echo 0 > "$TRACE_INST/tracing_on"; rmdir "$TRACE_INST" || true; fi
 }
 trap cleanup EXIT
 
@@ -178,17 +191,33 @@ STAT_EVENTS=(
   -e sched:sched_wake_idle_without_ipi -e sched:sched_migrate_task -e sched:sched_wakeup
   -e ipi:ipi_send_cpu -e ipi:ipi_send_cpumask
 )
-# The trace for packing: sched_switch only to/from idle and when a task blocks or is
-# preempted (prev_state != 0); sched_yield()'s switches (prev_state 0) would be ~10^6/s.
-TRACE_EVENTS=(
-  -e sched:sched_switch --filter 'prev_pid == 0 || next_pid == 0 || prev_state != 0'
-  -e sched:sched_wakeup -e sched:sched_wakeup_new -e sched:sched_migrate_task
-  -e sched:sched_process_exit -e sched:sched_wake_idle_without_ipi
-  -e irq_vectors:local_timer_entry -e irq_vectors:reschedule_entry
-  -e irq_vectors:call_function_single_entry -e irq_vectors:call_function_entry
-  -e power:cpu_idle --filter 'state == 1'
-  -e csd:csd_queue_cpu
-)
+# The trace for packing, in an ftrace instance of its own (perf record, on this kind of guest,
+# misses the events of interrupts that cpu1 takes in its idle loop; ftrace and perf stat see
+# them). sched_switch only to/from idle and when a task blocks or is preempted
+# (prev_state != 0): sched_yield()'s switches (prev_state 0) would be ~10^6/s.
+TRACE_INST=/sys/kernel/tracing/instances/vtick-measure
+TRACE_EVENTS=(sched/sched_switch sched/sched_wakeup sched/sched_wakeup_new sched/sched_migrate_task
+  sched/sched_process_exit sched/sched_wake_idle_without_ipi irq_vectors/local_timer_entry
+  irq_vectors/reschedule_entry irq_vectors/call_function_single_entry irq_vectors/call_function_entry
+  power/cpu_idle csd/csd_queue_cpu)
+trace_start() {
+  local e
+  if [ -d "$TRACE_INST" ]; then rmdir "$TRACE_INST"; fi
+  mkdir "$TRACE_INST"
+  echo mono > "$TRACE_INST/trace_clock"       # CLOCK_MONOTONIC, as /proc/uptime in a guest never suspended
+  echo 262144 > "$TRACE_INST/buffer_size_kb"  # per CPU; n2-locks1 fills ~100 MB of it
+  for e in "${TRACE_EVENTS[@]}"; do echo 1 > "$TRACE_INST/events/$e/enable"; done
+  echo 'prev_pid == 0 || next_pid == 0 || prev_state != 0' > "$TRACE_INST/events/sched/sched_switch/filter"
+  echo 'state == 1' > "$TRACE_INST/events/power/cpu_idle/filter"
+  echo 1 > "$TRACE_INST/tracing_on"
+}
+trace_stop() {  # $1 = run directory
+  echo 0 > "$TRACE_INST/tracing_on"
+  grep -H . "$TRACE_INST"/per_cpu/cpu*/stats > "$1/trace-stats"
+  # shellcheck disable=SC2002  # gzip on the tracefs file itself warns that its size changed
+  cat "$TRACE_INST/trace" | gzip -1 > "$1/trace.txt.gz"
+  rmdir "$TRACE_INST"
+}
 
 # run NAME THREADS LOCKS PIN DISTURBER TRACE
 #   PIN: none | apart | together (worker tids pinned after start) | apart2p | together2p
@@ -197,7 +226,7 @@ TRACE_EVENTS=(
 run() {
   local name=$1 threads=$2 locks=$3 pin=$4 dist=$5 trace=$6
   if [ -n "$ONLY" ] && [[ ",$ONLY," != *",$name,"* ]]; then return 0; fi
-  local d=$RAW/$name last=$((NCPU - 1)) perfrec="" dpid=""
+  local d=$RAW/$name last=$((NCPU - 1)) dpid=""
   mkdir -p "$d"
   echo "--- $name: threads=$threads locks=$locks pin=$pin disturber=$dist trace=$trace" >&2
   {
@@ -205,12 +234,7 @@ run() {
   } > "$d/meta"
   wait_quiet "$d/meta"
   echo "start_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$d/meta"
-  if [ "$trace" = 1 ]; then
-    perf record -q -k monotonic -m 16M -o "$d/trace.data" -a "${TRACE_EVENTS[@]}" -- sleep $((T + 3)) \
-      2> "$d/perf-record.err" &
-    perfrec=$!; PIDS+=("$perfrec")
-    sleep 1.5
-  fi
+  if [ "$trace" = 1 ]; then trace_start; fi
   case $dist in
     none) ;;
     busy) taskset -c "$last" sh -c 'while :; do :; done' & dpid=$! ;;
@@ -254,13 +278,7 @@ while True:
   done
   for p in "${sbpids[@]}"; do wait "$p" || die "$name: sysbench $p failed, see $d/sysbench*.out"; done
   if [ -n "$dpid" ]; then kill "$dpid"; wait "$dpid" 2>/dev/null || true; fi
-  if [ -n "$perfrec" ]; then
-    wait "$perfrec" || die "$name: perf record failed, see $d/perf-record.err"
-    perf script -i "$d/trace.data" --show-lost-events -F comm,tid,cpu,time,event,trace \
-      > "$d/trace.txt" 2> "$d/perf-script.err"
-    rm -f "$d/trace.data"
-    gzip -f "$d/trace.txt"
-  fi
+  if [ "$trace" = 1 ]; then trace_stop "$d"; fi
   echo "end_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$d/meta"
 }
 
@@ -300,6 +318,11 @@ if [ "$REPEAT" -lt 2 ]; then
   run n2-periodic 2 8 none periodic 1
 fi
 idle_run idle-end
+if [ "$LONG" -gt 0 ]; then
+  [ "$LONG" -ge 6 ] || die "--long must be at least 6 seconds"
+  T=$LONG; WINDOW=$((T - 2))
+  run n2-long 2 8 none none 1
+fi
 
 python3 "$HERE/measure-guest-report.py" "$RAW" "$OUT/measure.json" "$OUT/measure.md"
 echo "wrote $OUT/measure.json and $OUT/measure.md" >&2

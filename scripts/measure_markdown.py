@@ -51,7 +51,9 @@ def render(res):
     out.append(table(["run", "UTC", "N", "locks", "pin", "disturber", "events/s", "idle %", "halts/s",
                       "LOC/s", "RES/s", "CAL/s", "TLB/s", "ctxt/s", "worker migr/s", "worker vol. sw/s",
                       "other load %"], rows))
-    out.append("\n*worker vol. sw/s*: voluntary context switches of the sysbench workers "
+    out.append("\n*halts/s*: power:cpu_idle with state 1, the HLT in default_idle_call() (no cpuidle driver); "
+               "a CPU that is idle but shows 0 never fired it (see the trace tables: not observable there). ")
+    out.append("*worker vol. sw/s*: voluntary context switches of the sysbench workers "
                "(/proc/PID/task/TID/status), i.e. futex sleeps on a lock collision. *other load*: CPU time "
                "in the window not spent by sysbench, the disturber or perf, in % of one CPU (other tenants).\n")
     rows = []
@@ -89,17 +91,29 @@ def render(res):
             for c in tr["cpus"]:
                 h = c["last_halt_to_idle_exit_us"] or {}
                 ip = c["idle_period_us"] or {}
-                rows.append([r["name"], c["cpu"], fmt(c["idle_entries_per_s"], 0), fmt(c["halts_per_s"], 0),
-                             fmt(c["idle_periods_with_halt_pct"], 1), fmt(ip.get("median"), 1),
-                             fmt(h.get("median"), 1), fmt(h.get("p90"), 1), fmt(c["wake_idle_without_ipi_per_s"], 0),
+                silent = c["halt_tracepoint_silent"]
+                rows.append([r["name"], c["cpu"], fmt(c["idle_pct"], 1), fmt(c["idle_entries_per_s"], 0),
+                             "not observable" if silent else fmt(c["halts_per_s"], 0),
+                             "–" if silent else fmt(c["idle_periods_with_halt_pct"], 1), fmt(ip.get("median"), 1),
+                             fmt(h.get("median"), 1), fmt(h.get("p90"), 1),
+                             ", ".join(f"{k} {v}" for k, v in c["idle_exits_per_s_by"].items()) or "–",
                              ", ".join(f"{k} {v}" for k, v in c["irq_per_s"].items())])
-            rows.append([r["name"], "all", "", "", "", "", "", "", "",
+            rows.append([r["name"], "all", "", "", "", "", "", "", "", "",
                          "queued csd/s: " + (", ".join(f"{k} {v}" for k, v in tr["csd_queued_per_s"].items()) or "–")
                          + f"; futex sleeps/s {tr['workers']['futex_sleeps_per_s']}, worker preemptions/s "
                          f"{tr['workers']['preemptions_per_s']}"])
-        out.append(table(["run", "cpu", "idle entries/s", "halts/s", "% idle periods with a halt",
-                          "idle period median µs", "last halt→exit median µs", "p90 µs", "woken w/o IPI/s",
+        out.append(table(["run", "cpu", "idle task %", "idle entries/s", "halts/s", "% idle periods with a halt",
+                          "idle period median µs", "last halt→exit median µs", "p90 µs", "idle periods ended by (/s)",
                           "IRQ entries/s"], rows))
+        out.append("\n*idle task %*: time the idle task is current (trace), which includes interrupts taken in "
+                   "idle; /proc/stat's idle (Runs table) excludes them and the idle loop's own entry and exit. "
+                   "*ended by*: the last interrupt taken in the idle period (an IPI means the CPU had stopped "
+                   "polling), or a wake-up that found it polling (sched_wake_idle_without_ipi).\n")
+        unseen = [f"{r['name']}: " + ", ".join(f"{k} {v}" for k, v in r["trace"]["unseen_in_window"].items() if v)
+                  for r in traced if any(r["trace"]["unseen_in_window"].values())]
+        if unseen:
+            out.append("\nState changes seen only from a later record (the event itself never reached the "
+                       "trace), in the window: " + "; ".join(unseen) + ".\n")
         out.append("\n## Worker migrations by inferred cause (trace window)\n\n")
         out.append(table(["run", "causes"], [[r["name"], causes(r["trace"]["workers"]["migrations_by_cause"], 9)]
                                              for r in traced]))

@@ -1,4 +1,4 @@
-"""Packing episodes, idle entries and wake-ups from a measure-guest.sh trace (perf script text).
+"""Packing episodes, idle entries and wake-ups from a measure-guest.sh trace (ftrace text).
 
 The trace has sched_switch only to/from idle and when a task blocks or is preempted, plus
 sched_wakeup(_new), sched_migrate_task, sched_process_exit, power:cpu_idle (state 1: the HLT
@@ -19,7 +19,13 @@ there and runnable. Those corrections are counted ("unseen_*") and labelled "not
 import gzip
 import re
 
-LINE = re.compile(r"^\s*(.*?)\s+(-?\d+)\s+\[(\d+)\]\s+(\d+\.\d+):\s+([\w:]+):\s?(.*)$")
+# "comm-pid [cpu] flags timestamp: event: payload", as /sys/kernel/tracing/trace prints it
+LINE = re.compile(r"^\s*(.*)-(\d+)\s+\[(\d+)\]\s+(?:\S+\s+)?(\d+\.\d+):\s+(\w+):\s?(.*)$")
+SYSTEM = {"sched_switch": "sched", "sched_wakeup": "sched", "sched_wakeup_new": "sched",
+          "sched_migrate_task": "sched", "sched_process_exit": "sched", "sched_wake_idle_without_ipi": "sched",
+          "local_timer_entry": "irq_vectors", "reschedule_entry": "irq_vectors",
+          "call_function_single_entry": "irq_vectors", "call_function_entry": "irq_vectors",
+          "cpu_idle": "power", "csd_queue_cpu": "csd"}
 SWITCH = re.compile(r"prev_comm=(.*) prev_pid=(\d+) prev_prio=-?\d+ prev_state=(\S+) ==> next_comm=(.*) next_pid=(\d+)")
 WAKE = re.compile(r"comm=(.*) pid=(\d+) prio=-?\d+ target_cpu=(\d+)")
 MIGRATE = re.compile(r"comm=(.*) pid=(\d+) prio=-?\d+ orig_cpu=(\d+) dest_cpu=(\d+)")
@@ -36,13 +42,15 @@ def load(path):
     events, lost = [], 0
     with gzip.open(path, "rt", errors="replace") as f:
         for line in f:
-            if "LOST" in line and "events" in line:
+            if line.startswith("#"):
+                continue
+            if "LOST" in line:
                 lost += 1
                 continue
             m = LINE.match(line)
-            if m:
+            if m and m.group(5) in SYSTEM:
                 comm, tid, cpu, t, ev, rest = m.groups()
-                events.append((float(t), int(cpu), int(tid), comm, ev, rest))
+                events.append((float(t), int(cpu), int(tid), comm, f"{SYSTEM[ev]}:{ev}", rest))
     events.sort(key=lambda e: e[0])
     return events, lost
 
@@ -96,11 +104,15 @@ def analyse(path, workers, ncpu, meta, t0, t1):
     truncated = {k: 0 for k in KINDS}
     st = {"futex_sleeps": 0, "preemptions": 0, "preempted_by": {}, "migrations": {}}
     cpu_st = [{"idle_entries": 0, "halts": 0, "halting_entries": 0, "halt_to_exit_us": [],
-               "idle_period_us": [], "irq": {}, "wake_without_ipi": 0} for _ in range(ncpu)]
+               "idle_period_us": [], "irq": {}, "wake_without_ipi": 0, "exit_by": {}} for _ in range(ncpu)]
     idle_since = [None] * ncpu
     halted_at = [None] * ncpu
+    idle_irq = [None] * ncpu     # last interrupt taken in the current idle period
+    polled = [False] * ncpu      # a wake-up found it polling (no IPI) in this idle period
+    waking = [None] * ncpu       # time a wake-up ended its idle period, until its task shows
     csd = {}
     prev_t = events[0][0]
+    idle_time = [0.0] * ncpu
 
     def inwin(t):
         return t0 <= t <= t1
@@ -116,6 +128,26 @@ def analyse(path, workers, ncpu, meta, t0, t1):
         packed = any(idle[o] for c in col for o in range(ncpu) if o != c)
         return {"same_cpu": any(n >= 2 for n in assigned.values()),
                 "colocated": bool(col), "packed": packed}
+
+    def enter_idle(c, t, win):
+        idle[c], waking[c] = True, None
+        idle_since[c], halted_at[c], idle_irq[c], polled[c] = t, None, None, False
+        if win:
+            cpu_st[c]["idle_entries"] += 1
+
+    def leave_idle(c, t, win):
+        idle[c] = False
+        if win and idle_since[c] is not None:
+            cs = cpu_st[c]
+            cs["idle_period_us"].append(1e6 * (t - idle_since[c]))
+            if halted_at[c] is not None:
+                cs["halting_entries"] += 1
+                cs["halt_to_exit_us"].append(1e6 * (t - halted_at[c]))
+            # what ended it: an IPI means the CPU had left polling (about to HLT, or halted)
+            why = ("IPI " + idle_irq[c] if idle_irq[c] in ("CAL(single)", "CAL(many)", "RES") else
+                   "polling, no IPI" if polled[c] else "timer" if idle_irq[c] == "LOC" else "other")
+            cs["exit_by"][why] = cs["exit_by"].get(why, 0) + 1
+        idle_since[c] = None
 
     def classify_migration(i, w, dst):
         t, cpu, tid, comm, _, _ = events[i]
@@ -161,22 +193,28 @@ def analyse(path, workers, ncpu, meta, t0, t1):
             for k in KINDS:
                 if on[k]:
                     time_in[k] += b - a
+            for c in range(ncpu):
+                if idle[c]:
+                    idle_time[c] += b - a
         prev_t = t
         label = None
         win = inwin(t)
         if tid >= 0:   # the record's own task is what runs on its CPU now
+            if tid != 0:
+                waking[cpu] = None
             if idle[cpu] is None:
                 idle[cpu] = tid == 0
+            elif tid == 0 and waking[cpu] is not None and t - waking[cpu] < 0.001:
+                pass   # woken, still in the idle task on its way to the switch
             elif idle[cpu] != (tid == 0):
-                idle[cpu] = tid == 0
-                key = "switch_to_idle" if tid == 0 else "switch_from_idle"
-                label = "other vCPU went idle (not traced)" if tid == 0 else "other vCPU busy (not traced)"
                 if tid == 0:
-                    idle_since[cpu], halted_at[cpu] = t, None
+                    enter_idle(cpu, t, win)
+                    label = "other vCPU went idle (not traced)"
                 else:
-                    idle_since[cpu] = None
+                    leave_idle(cpu, t, win)
+                    label = "other vCPU busy (not traced)"
                 if win:
-                    unseen[key] += 1
+                    unseen["switch_to_idle" if tid == 0 else "switch_from_idle"] += 1
             if tid in W and (loc.get(tid) != cpu or not run.get(tid)) and tid in loc:
                 key = "worker_migration" if loc.get(tid) != cpu else "worker_wakeup"
                 label = "worker migration (not traced)" if key == "worker_migration" else "worker wake-up (not traced)"
@@ -204,30 +242,27 @@ def analyse(path, workers, ncpu, meta, t0, t1):
                 who = comm_class(ncomm, npid, disturber)
                 st["preempted_by"][who] = st["preempted_by"].get(who, 0) + 1
             if npid == 0:
-                idle[cpu] = True
-                idle_since[cpu], halted_at[cpu] = t, None
+                enter_idle(cpu, t, win)
                 label = label or "other vCPU went idle"
-                if win:
-                    cpu_st[cpu]["idle_entries"] += 1
-            elif pprev == 0:
-                idle[cpu] = False
+            elif idle[cpu]:
+                leave_idle(cpu, t, win)
                 label = label or f"other vCPU busy: {comm_class(ncomm, npid, disturber)}"
-                if win and idle_since[cpu] is not None:
-                    cs = cpu_st[cpu]
-                    cs["idle_period_us"].append(1e6 * (t - idle_since[cpu]))
-                    if halted_at[cpu] is not None:
-                        cs["halting_entries"] += 1
-                        cs["halt_to_exit_us"].append(1e6 * (t - halted_at[cpu]))
-                idle_since[cpu] = None
         elif ev in ("sched:sched_wakeup", "sched:sched_wakeup_new"):
             m = WAKE.match(rest)
-            if m and int(m.group(2)) in W:
+            if m:
                 w, tgt = int(m.group(2)), int(m.group(3))
-                moved = last_move_asleep.get(w, -1) >= last_block.get(w, -1) and w in last_move_asleep
-                run[w], loc[w] = True, tgt
-                label = ("thread start" if ev.endswith("new") else
-                         "wake-up moved it here" if moved else "wake-up on its previous cpu")
-                last_move_asleep.pop(w, None)
+                if tgt < ncpu and idle[tgt]:
+                    # a task enqueued on an idle CPU ends its idle period: the switch out of
+                    # idle follows within microseconds (and is not always traced, see above)
+                    leave_idle(tgt, t, win)
+                    waking[tgt] = t
+                    label = "other vCPU busy: wake-up"
+                if w in W:
+                    moved = last_move_asleep.get(w, -1) >= last_block.get(w, -1) and w in last_move_asleep
+                    run[w], loc[w] = True, tgt
+                    label = ("thread start" if ev.endswith("new") else
+                             "wake-up moved it here" if moved else "wake-up on its previous cpu")
+                    last_move_asleep.pop(w, None)
         elif ev == "sched:sched_migrate_task":
             m = MIGRATE.match(rest)
             if m and int(m.group(2)) in W:
@@ -249,13 +284,17 @@ def analyse(path, workers, ncpu, meta, t0, t1):
                 cpu_st[cpu]["halts"] += 1
         elif ev in IRQS:
             last_irq[cpu][IRQS[ev]] = t
+            if idle[cpu]:
+                idle_irq[cpu] = IRQS[ev]
             if win:
                 k = IRQS[ev]
                 cpu_st[cpu]["irq"][k] = cpu_st[cpu]["irq"].get(k, 0) + 1
         elif ev == "sched:sched_wake_idle_without_ipi":
             m = CPUF.match(rest)
-            if m and win and int(m.group(1)) < ncpu:
-                cpu_st[int(m.group(1))]["wake_without_ipi"] += 1
+            if m and int(m.group(1)) < ncpu:
+                polled[int(m.group(1))] = True
+                if win:
+                    cpu_st[int(m.group(1))]["wake_without_ipi"] += 1
         elif ev == "csd:csd_queue_cpu":
             m = CSD.match(rest)
             if m:
@@ -292,7 +331,9 @@ def analyse(path, workers, ncpu, meta, t0, t1):
                       "migrations_by_cause": st["migrations"]}
     cpus = []
     for c, cs in enumerate(cpu_st):
-        cpus.append({"cpu": c,
+        cpus.append({"cpu": c, "idle_pct": round(100 * idle_time[c] / dur, 2),
+                     # no power:cpu_idle at all while idle: the HLT is not observable on this CPU
+                     "halt_tracepoint_silent": cs["halts"] == 0 and len(cs["idle_period_us"]) >= 50,
                      "idle_entries_per_s": round(cs["idle_entries"] / dur, 1),
                      "halts_per_s": round(cs["halts"] / dur, 1),
                      "idle_periods_with_halt_pct": round(100 * cs["halting_entries"] / len(cs["idle_period_us"]), 1)
@@ -300,7 +341,9 @@ def analyse(path, workers, ncpu, meta, t0, t1):
                      "idle_period_us": dist(cs["idle_period_us"]),
                      "last_halt_to_idle_exit_us": dist(cs["halt_to_exit_us"]),
                      "irq_per_s": {k: round(v / dur, 1) for k, v in sorted(cs["irq"].items())},
-                     "wake_idle_without_ipi_per_s": round(cs["wake_without_ipi"] / dur, 1)})
+                     "wake_idle_without_ipi_per_s": round(cs["wake_without_ipi"] / dur, 1),
+                     "idle_exits_per_s_by": {k: round(v / dur, 1) for k, v in
+                                             sorted(cs["exit_by"].items(), key=lambda kv: -kv[1])}})
     out["cpus"] = cpus
     out["csd_queued_per_s"] = {k: round(v / dur, 1) for k, v in sorted(csd.items(), key=lambda kv: -kv[1])}
     return out
