@@ -161,9 +161,10 @@ def analyse(path, workers, ncpu, meta, t0, t1):
             recent = {k: v for k, v in last_irq[cpu].items() if t - v < 0.002}
             if not recent:
                 return "idle pull (no interrupt seen)"
+            if "ilb_kick" in recent:   # kick_ilb()'s csd, then its IPI (or a polling wake-up)
+                return "nohz idle balance (kick_ilb)"
             kind = max(recent, key=recent.get)
-            return {"LOC": "idle balance at its own tick",
-                    "ilb_kick": "nohz idle balance (kick_ilb)"}.get(kind, f"idle pull after {kind}")
+            return "idle balance at its own tick" if kind == "LOC" else f"idle pull after {kind}"
         j = nxt[i]
         if j is not None and events[j][4] == "sched:sched_switch" and events[j][0] - t < 0.0005:
             m = SWITCH.match(events[j][5])
