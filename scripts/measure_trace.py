@@ -325,7 +325,10 @@ def analyse(path, workers, ncpu, meta, t0, t1):
                   "length_ms": dist([e[1] for e in eps]),
                   "start_causes": dict(sorted(starts.items(), key=lambda kv: -kv[1])),
                   "end_causes": dict(sorted(ends.items(), key=lambda kv: -kv[1])),
-                  "list_first_500": [[round(a, 4), round(b, 3), c, d] for a, b, c, d in eps[:500]]}
+                  # [start s into the window, length ms, started by, ended by]; all same_cpu
+                  # phases, the first 200 of the (many, µs-long) runnable-based ones
+                  "episodes_list": [[round(a, 4), round(b, 3), c, d]
+                                    for a, b, c, d in eps[:2000 if k == "same_cpu" else 200]]}
     out["workers"] = {"futex_sleeps_per_s": round(st["futex_sleeps"] / dur, 1),
                       "preemptions_per_s": round(st["preemptions"] / dur, 1),
                       "preempted_by": st["preempted_by"],
