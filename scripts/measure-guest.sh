@@ -35,7 +35,7 @@ while [ $# -gt 0 ]; do
     --quiet-wait) [ $# -ge 2 ] || die "--quiet-wait needs seconds"; QUIET_WAIT=$2; shift 2 ;;
     --only) [ $# -ge 2 ] || die "--only needs a list of run names"; ONLY=$2; shift 2 ;;
     --long) [ $# -ge 2 ] || die "--long needs seconds"; LONG=$2; shift 2 ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) die "unknown option '$1' (allowed: --out --time --repeat --quiet-pct --quiet-wait --only --long)" ;;
   esac
 done
