@@ -93,7 +93,8 @@ inline constexpr std::uint32_t PWR_EVENT_EXIT = 0xffffffffu;
   F(std::int64_t, value, "the value written: a deadline in ns, or the enable bit")
 #define VTICK_EV_ipi_send_cpu(F) \
   F(int, dest_cpu, "the target vCPU") \
-  F(IrqVector, vector, "the IPI's vector")
+  F(IrqVector, vector, "the IPI's vector") \
+  F(const char*, callsite, "the sending kernel function (resched_curr, ttwu_queue_wakelist, generic_exec_single, irq_work_queue_on)")
 #define VTICK_EV_kvm_vcpu_state(F) \
   F(VcpuState, state, "the new state") \
   F(int, hw, "the hardware thread it is on")

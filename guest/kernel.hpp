@@ -62,6 +62,9 @@ class GuestCpu final : public GuestIrqSink {
 
   // Executes guest kernel work to completion; interrupts are taken (and return) inside.
   void kernel_work(sim_ns ns);
+  // IPIs to another CPU (guest/smp.cpp): RES, or CAL unless the target polls
+  void smp_send_reschedule(GuestCpu& target);
+  bool send_call_function_single_ipi(GuestCpu& target, const char* callsite);
   void update_curr();  // account the running task's time (vruntime, runtime)
   void enter_state(GuestCpuState s) {
     sim_ns t = now();
@@ -113,7 +116,9 @@ class GuestCpu final : public GuestIrqSink {
   sim_ns min_vruntime = 0;
   sim_ns slice_start = 0;            // when curr was picked (sched slice)
   int nr_running() const { return static_cast<int>(rq.size()) + (curr ? 1 : 0); }
-  bool idle_cpu() const { return !curr && rq.empty(); }
+  // idle_cpu(): nothing running, queued or on its way (rq->ttwu_pending)
+  bool idle_cpu() const { return !curr && rq.empty() && wake_list.empty(); }
+  std::vector<Task*> wake_list;      // rq->wake_list: remote wake-ups its IPI activates here
   std::vector<std::pair<Task*, sim_ns>> boot_sleepers;  // tasks that start after a delay
   // load balancing
   sim_ns next_balance = 0;
@@ -142,7 +147,7 @@ class GuestCpu final : public GuestIrqSink {
   void go_offline();  // takedown: hand over duties, stop the tick, play dead
   int call_cpuidle(int state);
   int poll_idle();
-  // kernel/sched: task execution (guest/sched.cpp, guest/task_exec.cpp)
+  // kernel/sched: task execution (guest/sched.cpp, guest/schedule.cpp)
   void schedule();
   Task* pick_next_task();
   void flush_smp_call_function_queue();
@@ -206,6 +211,9 @@ class GuestKernel {
   int first_online_cpu() const;
 
   void try_to_wake_up(Task& p, GuestCpu& waker);
+  bool ttwu_queue_wakelist(Task& p, GuestCpu& target, GuestCpu& waker);
+  void ttwu_do_activate(GuestCpu& target, Task& p, GuestCpu& self);
+  void sched_ttwu_pending(GuestCpu& c);  // the wakelist's activations, on its CPU
   int select_task_rq(Task& p, GuestCpu& waker);
   void enqueue_task(GuestCpu& c, Task& p, bool wakeup);
   void check_preempt_curr(GuestCpu& target, Task& p, GuestCpu& self);

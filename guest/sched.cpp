@@ -125,8 +125,7 @@ void GuestKernel::resched_curr(GuestCpu& target, GuestCpu& self) {
     target.hw().notify_poller();  // the polling CPU sees the flag change in its loop
     return;
   }
-  ++sched_stats.resched_ipis;
-  self.hw().send_ipi(target.id(), IrqVector::Reschedule);
+  self.smp_send_reschedule(target);
 }
 
 void GuestKernel::try_to_wake_up(Task& p, GuestCpu& waker) {
@@ -136,22 +135,49 @@ void GuestKernel::try_to_wake_up(Task& p, GuestCpu& waker) {
     p.in_iowait = false;
   }
   GuestCpu& target = cpu(select_task_rq(p, waker));
-  // ttwu_do_activate(): an idle target learns how long it stayed idle
+  p.state = TaskState::Runnable;
+  p.woken_at = waker.now();
+  ++p.wakeups;
+  if (&target == &waker) ++sched_stats.wakeups_local;
+  else ++sched_stats.wakeups_remote;
+  if (ttwu_queue_wakelist(p, target, waker)) return;
+  ttwu_do_activate(target, p, waker);
+}
+
+// ttwu_queue_wakelist() (TTWU_QUEUE) with ttwu_queue_cond(): a remote idle CPU activates
+// the task itself, from a CALL_FUNCTION_SINGLE IPI (none to a polling idle CPU); only the
+// first queued wake-up sends it (llist_add() into an empty list).
+bool GuestKernel::ttwu_queue_wakelist(Task& p, GuestCpu& target, GuestCpu& waker) {
+  if (&target == &waker || !target.online() || !allowed_on(p, target.id()) || target.nr_running() != 0) return false;
+  ++sched_stats.ttwu_queued;
+  bool first = target.wake_list.empty();
+  target.wake_list.push_back(&p);
+  if (first) waker.send_call_function_single_ipi(target, "ttwu_queue_wakelist");
+  return true;
+}
+
+// ttwu_do_activate(): enqueue, then wakeup_preempt(); an idle target learns how long it
+// stayed idle (update_avg()).
+void GuestKernel::ttwu_do_activate(GuestCpu& target, Task& p, GuestCpu& self) {
   if (target.idle_stamp) {
-    sim_ns delta = waker.now() - target.idle_stamp;
-    target.avg_idle += (delta - target.avg_idle) / 8;  // update_avg()
+    sim_ns delta = self.now() - target.idle_stamp;
+    target.avg_idle += (delta - target.avg_idle) / 8;
     target.avg_idle = std::min(target.avg_idle, 2 * p_.sched.migration_cost);
     target.idle_stamp = 0;
   }
-  p.state = TaskState::Runnable;
-  p.woken_at = waker.now();
-  if (tracing()) trace::sched_wakeup(waker.now(), waker.id(), p.pid, target.id());
-  ++p.wakeups;
+  if (tracing()) trace::sched_wakeup(self.now(), self.id(), p.pid, target.id());
   enqueue_task(target, p, true);
-  target.tick().tick_nohz_dep_set_cpu_sched(waker);  // sched_update_tick_dependency()
-  if (&target == &waker) ++sched_stats.wakeups_local;
-  else ++sched_stats.wakeups_remote;
-  check_preempt_curr(target, p, waker);
+  target.tick().tick_nohz_dep_set_cpu_sched(self);  // sched_update_tick_dependency()
+  check_preempt_curr(target, p, self);
+}
+
+void GuestKernel::sched_ttwu_pending(GuestCpu& c) {
+  std::vector<Task*> list;
+  list.swap(c.wake_list);
+  for (Task* p : list) {
+    c.kernel_work(p_.costs.resched_ipi_ns);  // the activation's share of the IPI handler
+    ttwu_do_activate(c, *p, c);
+  }
 }
 
 // ---- load balancing ------------------------------------------------------------
@@ -247,13 +273,7 @@ void GuestKernel::nohz_balancer_kick(GuestCpu& c) {
   nohz_next_balance = now + balance_interval(true);
   ++sched_stats.nohz_kicks;
   ilb->ilb_kick_pending = true;
-  // smp_call_function_single_async(): no IPI to a polling idle CPU (set_nr_if_polling)
-  if (ilb->polling) {
-    ilb->need_resched = true;
-    ilb->hw().notify_poller();
-  } else {
-    c.hw().send_ipi(ilb->id(), IrqVector::CallFunction);
-  }
+  c.send_call_function_single_ipi(*ilb, "generic_exec_single");  // smp_call_function_single_async()
 }
 
 // nohz_idle_balance(): the kicked CPU balances for every idle CPU with a stopped tick.

@@ -31,6 +31,9 @@ struct SchedParams {
   C(std::uint64_t, wakeups_local, "wakeups_local", "count", Counter, "wake-ups queued on the waker's CPU (ttwu_local)") \
   C(std::uint64_t, wakeups_remote, "wakeups_remote", "count", Counter, "wake-ups queued on another CPU")            \
   C(std::uint64_t, resched_ipis, "resched_ipis", "count", Counter, "smp_send_reschedule(): reschedule IPIs sent")   \
+  C(std::uint64_t, call_function_ipis, "call_function_ipis", "count", Counter,                                     \
+    "send_call_function_single_ipi() from a wakelist wake-up: CALL_FUNCTION_SINGLE IPIs sent")                    \
+  C(std::uint64_t, ttwu_queued, "ttwu_queued", "count", Counter, "wake-ups put on a remote idle CPU's wakelist (TTWU_QUEUE)") \
   C(std::uint64_t, wake_idle_without_ipi, "wake_idle_without_ipi", "count", Counter,                               \
     "wake-ups of a polling idle CPU: the flag only, no IPI (sched_wake_idle_without_ipi)")                         \
   C(std::uint64_t, preemptions, "preemptions", "count", Counter, "a running task put back (tick slice or wake-up)") \

@@ -68,8 +68,10 @@ void GuestCpu::schedule() {
   }
 }
 
-// flush_smp_call_function_queue(): queued cross-CPU calls (the nohz idle-balance kick).
+// flush_smp_call_function_queue(): queued cross-CPU calls: the remote wake-ups
+// (sched_ttwu_pending() -> ttwu_do_activate()) and the nohz idle-balance kick.
 void GuestCpu::flush_smp_call_function_queue() {
+  if (!wake_list.empty()) k_.sched_ttwu_pending(*this);
   if (ilb_kick_pending) k_.nohz_idle_balance(*this);
 }
 

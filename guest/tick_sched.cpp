@@ -336,7 +336,7 @@ void TickSched::tick_nohz_dep_set_cpu_sched(GuestCpu& from) {
   if (!nohz_full_cpu() || !tick_stopped_ || cpu_.nr_running() < 2) return;
   ++stats_.dep_kicks;
   if (&from == &cpu_) tick_nohz_full_update_tick();
-  else from.hw().send_ipi(cpu_.id(), IrqVector::CallFunction);
+  else from.send_call_function_single_ipi(cpu_, "irq_work_queue_on");  // tick_nohz_full_kick_cpu()
 }
 
 // 2026 series P1(c): on the way back to user space a nohz_full CPU whose tick is still

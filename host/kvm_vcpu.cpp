@@ -331,7 +331,6 @@ void KvmVcpu::timer_write_control(bool enabled) {
 void KvmVcpu::send_ipi(int dest_cpu, IrqVector v) {
   const ArchCosts& c = vm_.costs();
   ++st_.exits.ipi;
-  if (tracing()) trace::ipi_send_cpu(now(), id_, dest_cpu, v);
   kvm_exit(ExitReason::Ipi);
   // posted by the exit handler: it reaches the target after the handling and delivery
   vm_.vcpu(dest_cpu).kvm_apic_accept_irq(v, now() + c.vmexit_ns + c.ipi_send_ns + c.ipi_deliver_ns);

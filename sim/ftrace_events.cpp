@@ -266,7 +266,7 @@ std::string tp_format_file(Tp tp) {
 
 KernelSymbols::KernelSymbols()
     : names_{"tracing_mark_write", "tick_nohz_handler", "hrtimer_wakeup", "resched_curr", "generic_exec_single",
-             "nohz_csd_func"} {}
+             "generic_smp_call_function_single_interrupt", "ttwu_queue_wakelist", "irq_work_queue_on"} {}
 
 namespace {
 constexpr std::uint64_t kTextBase = 0xffffffff81000000ULL;  // x86-64's __START_KERNEL_map + 16 MiB

@@ -615,14 +615,14 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
     case EventId::IpiSendCpu: {
       IrqVector vec = e.ipi_send_cpu.vector;
       instant(vcpu_track(v), t, seq, "ipi_send_cpu", "guest.ipi_send",
-              {{"cpu", e.ipi_send_cpu.dest_cpu}, {"vector", 0, irq_vector_name(vec)}}, "");
+              {{"cpu", e.ipi_send_cpu.dest_cpu}, {"vector", 0, irq_vector_name(vec)}, {"callsite", 0, e.ipi_send_cpu.callsite}}, "");
       if (FtraceEvent* r = guest_event(v, t, seq, Tp::IpiSendCpu, TRACE_FLAG_IRQS_OFF, 2)) {
-        // smp_send_reschedule() from resched_curr(); a call-function IPI from generic_exec_single()
-        // (the nohz idle-balance kick, nohz_csd_func)
+        // smp_send_reschedule() has no callback; send_call_function_single_ipi() names the
+        // CALL_FUNCTION_SINGLE handler
         bool resched = vec == IrqVector::Reschedule;
         r->v[0] = e.ipi_send_cpu.dest_cpu;
-        r->v[1] = static_cast<std::int64_t>(syms_.address(resched ? "resched_curr" : "generic_exec_single"));
-        r->v[2] = resched ? 0 : static_cast<std::int64_t>(syms_.address("nohz_csd_func"));
+        r->v[1] = static_cast<std::int64_t>(syms_.address(e.ipi_send_cpu.callsite));
+        r->v[2] = resched ? 0 : static_cast<std::int64_t>(syms_.address("generic_smp_call_function_single_interrupt"));
       }
       break;
     }

@@ -174,3 +174,47 @@ TEST_CASE("nohz_full baseline: a tick left running when a dependency clears fire
   CHECK(r.metrics.get("vcpu1.tick.ticks_user") >= clears - 1);
   CHECK(r.metrics.get("vcpu1.tick.stops") >= clears - 1);  // ... and it does stop, at that tick's irq exit
 }
+
+// ---- wake-up IPIs: the wakelist (ttwu_queue_wakelist) against a direct enqueue -------------
+
+TEST_CASE("a remote wake-up of a halted CPU goes through its wakelist: one CALL_FUNCTION_SINGLE IPI, counted as CAL") {
+  // no cpuidle driver: the partner of the ping-pong halts (polling flag cleared) before each wake-up
+  RunResult r = run_with("[workload]\nkind = \"pingpong\"\nwork = \"200us\"\n[run]\nduration = \"50ms\"\n", {}, {});
+  double remote = r.metrics.get("sched.wakeups_remote");
+  REQUIRE(remote >= 100);
+  CHECK(r.metrics.get("sched.ttwu_queued") == remote);
+  CHECK(r.metrics.get("sched.call_function_ipis") == remote);
+  CHECK(r.metrics.get("sched.resched_ipis") == 0);
+  CHECK(r.metrics.get("sched.wake_idle_without_ipi") == 0);
+  double cal = r.metrics.get("vcpu0.irqs.call_function") + r.metrics.get("vcpu1.irqs.call_function");
+  CHECK(cal == remote);
+  CHECK(r.metrics.get("vcpu0.irqs.reschedule") + r.metrics.get("vcpu1.irqs.reschedule") == 0);
+  CHECK(r.metrics.get("vcpu0.idle.halts") + r.metrics.get("vcpu1.idle.halts") >= remote);
+}
+
+TEST_CASE("a remote wake-up of a polling idle CPU sets the flag it watches: no IPI (set_nr_if_polling)") {
+  RunResult r = run_with("[guest]\ncmdline = \"idle=poll\"\n[workload]\nkind = \"pingpong\"\nwork = \"200us\"\n[run]\nduration = \"50ms\"\n", {}, {});
+  double remote = r.metrics.get("sched.wakeups_remote");
+  REQUIRE(remote >= 100);
+  CHECK(r.metrics.get("sched.ttwu_queued") == remote);
+  CHECK(r.metrics.get("sched.wake_idle_without_ipi") == remote);
+  CHECK(r.metrics.get("sched.call_function_ipis") == 0);
+  CHECK(r.metrics.get("vcpu0.irqs.call_function") + r.metrics.get("vcpu1.irqs.call_function") == 0);
+}
+
+TEST_CASE("a remote wake-up of a busy CPU is enqueued directly, with a RESCHEDULE IPI when it preempts") {
+  // a hog keeps vCPU1 busy; the sleeper pinned there is woken from vCPU0 and preempts it
+  // at once (wakeup_preempt(): a woken task with little vruntime against a long runner)
+  RunResult r = run_with(kIdle, {}, [](GuestKernel& k) {
+    k.add_task("hog", {{PhaseKind::Run, 100000000, -1}}, 1, 1ULL << 1);
+    int ev = k.add_event();
+    k.add_task("waker", {{PhaseKind::Sleep, 200000, -1}, {PhaseKind::Wake, 0, ev}}, 0, 1ULL << 0);
+    k.add_task("sleeper", {{PhaseKind::Wait, 0, ev}, {PhaseKind::Run, 10000, -1}}, 1, 1ULL << 1);
+  });
+  double remote = r.metrics.get("sched.wakeups_remote");
+  REQUIRE(remote >= 50);
+  CHECK(r.metrics.get("sched.ttwu_queued") == 0);
+  CHECK(r.metrics.get("sched.call_function_ipis") <= r.metrics.get("sched.nohz_kicks"));  // CAL only to kick vCPU0
+  CHECK(r.metrics.get("sched.resched_ipis") >= 0.5 * remote);
+  CHECK(r.metrics.get("vcpu1.irqs.reschedule") == r.metrics.get("sched.resched_ipis"));
+}

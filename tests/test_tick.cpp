@@ -154,8 +154,9 @@ TEST_CASE("a restarted tick lands on the original tick grid") {
 
 namespace {
 
-// What ended one halt: the tick handler ran in it (got_idle_tick), else a reschedule
-// IPI, else another hrtimer (LOCAL_TIMER without the tick), else a device interrupt.
+// What ended one halt: the tick handler ran in it (got_idle_tick), else a wake-up IPI
+// (RESCHEDULE, or CALL_FUNCTION_SINGLE of a wakelist wake-up), else another hrtimer
+// (LOCAL_TIMER without the tick), else a device interrupt.
 enum class Woke { None, Tick, Ipi, Timer, Device };
 
 struct Decision2 {
@@ -180,7 +181,7 @@ std::vector<Episode2> episodes2(const test::Recorder& rec, int cpu) {
     else if (w == EventId::Halt) { halted = true; tick = ipi = timer = dev = false; }
     else if (w == EventId::Tick && halted && e.tick.in_idle) { tick = true; ++out.back().ticks_in_halt; }
     else if (w == EventId::Irq && halted) {
-      if (e.irq.vector == IrqVector::Reschedule) ipi = true;
+      if (e.irq.vector == IrqVector::Reschedule || e.irq.vector == IrqVector::CallFunction) ipi = true;
       else if (e.irq.vector == IrqVector::LocalTimer) timer = true;
       else if (e.irq.vector == IrqVector::Device) dev = true;
     } else if (w == EventId::HaltEnd) {
@@ -195,7 +196,7 @@ std::vector<Episode2> episodes2(const test::Recorder& rec, int cpu) {
 }
 
 // vCPU1's episodes end either by a remote wake-up (a task on vCPU0 works 0.3-1.7 ms,
-// then futex-wakes the task pinned on vCPU1: a RESCHEDULE IPI into its HLT) or by its
+// then futex-wakes the task pinned on vCPU1: a wakelist CALL_FUNCTION_SINGLE IPI into its HLT) or by its
 // own nanosleep of 0.3-2.1 ms expiring (an hrtimer that is not the tick). Both spans
 // straddle zero, one or two ticks at HZ=1000.
 enum class Waker { Ipi, Timer };

@@ -101,9 +101,9 @@ TEST_CASE("timeline: instant marks carry their name beside them and their args a
   std::string zoom = timeline(t.trace, " --window 700us:730us");
   // the IPI that wakes vCPU1: sent by vCPU0, accepted by KVM (the short form: the
   // wake-up follows 2 us later), vCPU1 woken, the interrupt entered by the guest
-  for (const char* label : {">ipi_send_cpu</text>", ">accept</text>", ">kvm_vcpu_wakeup</text>", ">reschedule_entry</text>"})
+  for (const char* label : {">ipi_send_cpu</text>", ">accept</text>", ">kvm_vcpu_wakeup</text>", ">call_function_single_entry</text>"})
     CHECK(zoom.find(label) != std::string::npos);
-  CHECK(zoom.find("<title>ipi_send_cpu cpu=1 vector=reschedule at ") != std::string::npos);
+  CHECK(zoom.find("<title>ipi_send_cpu callsite=ttwu_queue_wakelist cpu=1 vector=call_function at ") != std::string::npos);
   // the whole run: marks a few pixels apart get the short form or no label, never overlap
   std::string all = timeline(t.trace);
   CHECK(all.find(">expired</text>") != std::string::npos);  // apic_timer_expired's short form
