@@ -67,7 +67,17 @@ inline constexpr std::uint32_t PWR_EVENT_EXIT = 0xffffffffu;
 #define VTICK_EV_sched_migrate_task(F) \
   F(int, pid, "the task moved") \
   F(int, orig_cpu, "from") \
-  F(int, dest_cpu, "to")
+  F(int, dest_cpu, "to") \
+  F(const char*, cause, "the path: wakeup, newidle, periodic, nohz, active, other (not in the kernel's record)")
+#define VTICK_EV_nohz_kick(F) \
+  F(int, ilb_cpu, "the idle CPU kicked") \
+  F(unsigned, flags, "NOHZ_BALANCE_KICK 1 | NOHZ_STATS_KICK 2 | NOHZ_NEXT_KICK 4")
+#define VTICK_EV_pack_start(F) \
+  F(int, idle_cpu, "an idle vCPU beside the packed one") \
+  F(const char*, cause, "wakeup, block, newidle, periodic, nohz, active, other")
+#define VTICK_EV_pack_end(F) \
+  F(const char*, cause, "wakeup, block, newidle, periodic, nohz, active, other") \
+  F(sim_ns, length, "ns the packed phase lasted")
 #define VTICK_EV_tick(F) \
   F(bool, in_idle, "the CPU is in its idle loop") \
   F(sim_ns, expires, "ns, the sched_timer's expiry that fired")
@@ -159,6 +169,9 @@ inline constexpr std::uint32_t PWR_EVENT_EXIT = 0xffffffffu;
   X(SchedSwitch, sched_switch, "sched:sched_switch") \
   X(SchedWakeup, sched_wakeup, "sched:sched_wakeup (ttwu_do_wakeup), cpu: the waker's") \
   X(SchedMigrateTask, sched_migrate_task, "sched:sched_migrate_task") \
+  X(NohzKick, nohz_kick, "kick_ilb(): a busy CPU kicks an idle one to balance (cpu: the kicker)") \
+  X(PackStart, pack_start, "a packed phase starts: a vCPU (cpu) has >= 2 runnable tasks while another is idle") \
+  X(PackEnd, pack_end, "the packed phase ends (cpu: the vCPU it started on)") \
   X(Tick, tick, "tick_nohz_handler() runs (the sched_timer's callback)") \
   X(NohzStop, nohz_stop, "tick-sched decides to stop the tick: every stopping tick_nohz_idle_stop_tick(), and a nohz_full CPU's tick_nohz_full_stop_tick() that stops it") \
   X(TickStop, tick_stop, "timer:tick_stop, where the kernel traces it: success=1 when the tick becomes stopped (tick_nohz_stop_tick), success=0 with the dependency that keeps it (check_tick_dependency)") \

@@ -108,7 +108,7 @@ void GuestCpu::go_offline() {
     curr = nullptr;
   }
   for (Task* t : rq) {
-    if (tracing()) trace::sched_migrate_task(now(), id_, t->pid, id_, to.id());
+    if (tracing()) trace::sched_migrate_task(now(), id_, t->pid, id_, to.id(), "other");
     t->cpu = to.id();
     to.rq.push_back(t);
   }
@@ -119,7 +119,7 @@ void GuestCpu::go_offline() {
   cputime_.dyntick_stop(t, hw_->steal_clock());
   tick_.tick_sched_timer_dying();
   tick_.tick_handover_do_timer();
-  nohz_idle = false;
+  k_.nohz_balance_exit_idle(*this);
   trace::cpu_offline(t, id_);
   enter_state(GuestCpuState::Halted);
   hw_->cpu_off();
@@ -138,11 +138,12 @@ void GuestCpu::cpu_startup_entry() {
   hw_->local_irq_disable();
   tick_.tick_setup_sched_timer(now());
   for (auto& [t, delay] : boot_sleepers) hrtimers_.start(t->sleep_timer, now() + delay, k_.params().timer_slack_ns);
-  next_balance = now() + k_.balance_interval(true);
+  next_balance = now() + (sd.empty() ? 0 : k_.get_sd_balance_interval(sd.front(), false));
   if (k_.params().background_timer_hz > 0) arm_background_timer();
   // cpuidle-haltpoll: haltpoll_cpu_online() -> arch_haltpoll_enable(): no host polling
   if (k_.params().cpuidle.driver == CpuidleDriver::Haltpoll) hw_->write_poll_control(false);
   hw_->local_irq_enable();
+  k_.packing_update(now(), LbCause::Other);  // the tasks this CPU boots with
   for (;;) {
     schedule();
     if (offline_pending) go_offline();

@@ -13,6 +13,31 @@ GuestKernel::GuestKernel(GuestParams p, int nr_cpus, std::uint64_t seed) : p_(st
   tick_nsec_ = p_.tick_nsec();
   tick_next_period = tick_nsec_;
   for (int i = 0; i < nr_cpus; ++i) cpus_.push_back(std::make_unique<GuestCpu>(*this, i));
+  // sched_init() / build_sched_domains(): avg_idle starts at twice the migration cost
+  auto domains = build_sched_domains(nr_cpus, p_.sched.topology, p_.sched.balance_interval, p_.sched.busy_factor);
+  for (int i = 0; i < nr_cpus; ++i) {
+    GuestCpu& c = *cpus_[static_cast<size_t>(i)];
+    c.sd = std::move(domains[static_cast<size_t>(i)]);
+    c.avg_idle = 2 * p_.sched.migration_cost;
+    c.max_idle_balance_cost = p_.sched.migration_cost;
+  }
+  nr_busy_cpus = nr_cpus;  // sd_llc_shared->nr_busy_cpus starts at the LLC's weight
+  packing_ = std::make_unique<Packing>(nr_cpus);
+}
+
+// The packing observer after a run-queue change (guest/packing.hpp).
+void GuestKernel::packing_update(sim_ns now, LbCause why) {
+  std::vector<int>& nr = pack_nr_;
+  std::vector<bool>& idle = pack_idle_;
+  nr.assign(cpus_.size(), 0);
+  idle.assign(cpus_.size(), false);
+  for (std::size_t i = 0; i < cpus_.size(); ++i) {
+    const GuestCpu& c = *cpus_[i];
+    if (!c.online()) continue;
+    nr[i] = c.nr_running();
+    idle[i] = c.idle_cpu();
+  }
+  packing_->update(now, why, nr, idle);
 }
 
 Task& GuestKernel::add_task(std::string comm, std::vector<Phase> program, int cpu, std::uint64_t allowed) {

@@ -17,6 +17,7 @@
 #include "guest/cpuidle.hpp"
 #include "guest/hrtimer.hpp"
 #include "guest/timer_wheel.hpp"
+#include "guest/packing.hpp"
 #include "guest/params.hpp"
 #include "guest/sched.hpp"
 #include "guest/task.hpp"
@@ -115,18 +116,26 @@ class GuestCpu final : public GuestIrqSink {
   Task* curr = nullptr;              // nullptr: the idle task
   sim_ns min_vruntime = 0;
   sim_ns slice_start = 0;            // when curr was picked (sched slice)
-  int nr_running() const { return static_cast<int>(rq.size()) + (curr ? 1 : 0); }
+  Task* switching_to = nullptr;      // picked, being switched to: still on the run queue
+  int nr_running() const { return static_cast<int>(rq.size()) + (curr || switching_to ? 1 : 0); }
   // idle_cpu(): nothing running, queued or on its way (rq->ttwu_pending)
-  bool idle_cpu() const { return !curr && rq.empty() && wake_list.empty(); }
+  bool idle_cpu() const { return !curr && !switching_to && rq.empty() && wake_list.empty(); }
   std::vector<Task*> wake_list;      // rq->wake_list: remote wake-ups its IPI activates here
   std::vector<std::pair<Task*, sim_ns>> boot_sleepers;  // tasks that start after a delay
-  // load balancing
+  // load balancing (struct rq's fields of the same names)
+  std::vector<SchedDomain> sd;       // rq->sd: this CPU's domains, lowest first
   sim_ns next_balance = 0;
-  sim_ns last_balance = 0;
   sim_ns idle_stamp = 0;             // when it went idle (0: not idle)
   sim_ns avg_idle = 0;               // rq->avg_idle
-  bool nohz_idle = false;            // in nohz.idle_cpus_mask
-  bool ilb_kick_pending = false;     // NOHZ_BALANCE_KICK
+  sim_ns max_idle_balance_cost = 0;  // rq->max_idle_balance_cost
+  bool idle_balance = false;         // rq->idle_balance: idle at its last tick
+  bool nohz_tick_stopped = false;    // rq->nohz_tick_stopped: in nohz.idle_cpus_mask
+  bool has_blocked_load = false;     // rq->has_blocked_load
+  unsigned nohz_flags = 0;           // NOHZ_*_KICK bits a kick_ilb() left for this CPU
+  bool active_balance = false;       // rq->active_balance: the stopper will push a task
+  int push_cpu = -1;
+  unsigned nohz_flags_pending = 0;   // rq->nohz_idle_balance: the kick's flags for SCHED_SOFTIRQ
+  LbCause lb_cause = LbCause::Other; // the balancing path this CPU is in (migration causes)
 
 
   void arm_background_timer();
@@ -214,24 +223,65 @@ class GuestKernel {
   bool ttwu_queue_wakelist(Task& p, GuestCpu& target, GuestCpu& waker);
   void ttwu_do_activate(GuestCpu& target, Task& p, GuestCpu& self);
   void sched_ttwu_pending(GuestCpu& c);  // the wakelist's activations, on its CPU
-  int select_task_rq(Task& p, GuestCpu& waker);
+  // kernel/sched/fair.c wake-up placement (guest/fair_wakeup.cpp)
+  int select_task_rq_fair(Task& p, GuestCpu& waker, bool sync);
+  int wake_affine(Task& p, int this_cpu, int prev_cpu, bool sync);
+  int wake_affine_idle(int this_cpu, int prev_cpu, bool sync);
+  int wake_affine_weight(Task& p, int this_cpu, int prev_cpu, bool sync);
+  bool wake_wide(const Task& p, const Task* waker_task) const;
+  int select_idle_sibling(Task& p, int prev, int target);
+  int select_idle_cpu(Task& p, int target, bool has_idle_core);
+  bool core_idle(int cpu) const;
+  double cpu_load(int cpu, sim_ns now) const;      // cfs_rq->avg.load_avg (with blocked load)
+  double blocked_load(int cpu, sim_ns now) const;  // the part of sleeping tasks last on it
+  bool vcpu_is_preempted(int cpu) const;
+  bool cpus_share_cache(int a, int b) const { return a >= 0 && b >= 0; }  // one LLC
   void enqueue_task(GuestCpu& c, Task& p, bool wakeup);
   void check_preempt_curr(GuestCpu& target, Task& p, GuestCpu& self);
   void resched_curr(GuestCpu& target, GuestCpu& self);
   bool available_idle_cpu(int cpu) const;
   sim_ns wakeup_granularity() const;
-  // load balancing (fair.c)
+  // load balancing (guest/fair_balance.cpp)
+  enum class CpuIdleType { Idle, NotIdle, NewlyIdle };  // enum cpu_idle_type
   void sched_tick(GuestCpu& c);  // kernel/sched/core.c, from update_process_times()
-  void trigger_load_balance(GuestCpu& c);
-  void rebalance_domains(GuestCpu& c, bool idle);
-  bool load_balance(GuestCpu& dst, bool idle);
-  void newidle_balance(GuestCpu& c);
+  void sched_balance_trigger(GuestCpu& c);
+  void sched_balance_softirq(GuestCpu& c);
+  // `self` is the CPU doing the work (the ILB for a nohz CPU), `dst` the one pulled to
+  void sched_balance_domains(GuestCpu& self, GuestCpu& c, CpuIdleType idle);
+  int sched_balance_rq(GuestCpu& self, GuestCpu& dst, SchedDomain& sd, CpuIdleType idle, bool* continue_balancing);
+  bool should_we_balance(const GuestCpu& dst, const SchedDomain& sd, CpuIdleType idle) const;
+  bool can_migrate_task(GuestCpu& self, const Task& p, const GuestCpu& src, const GuestCpu& dst, const SchedDomain& sd);
+  void move_queued_task(GuestCpu& self, Task& p, GuestCpu& src, GuestCpu& dst);
+  void active_load_balance_cpu_stop(GuestCpu& busiest);
+  int sched_balance_newidle(GuestCpu& c);
+  sim_ns get_sd_balance_interval(const SchedDomain& sd, bool busy) const;
+  bool update_newidle_cost(SchedDomain& sd, sim_ns cost, sim_ns now);
+  std::uint64_t jiffies_at(sim_ns t) const { return static_cast<std::uint64_t>(t / tick_nsec_); }
+  sim_ns msecs_to_jiffies_ns(sim_ns ns) const;  // an interval rounded up to whole jiffies
+  bool rd_overloaded() const;                   // rd->overloaded: a CPU has >= 2 runnable
+  // nohz idle balancing (guest/fair_nohz.cpp)
+  static constexpr unsigned NOHZ_BALANCE_KICK = 1, NOHZ_STATS_KICK = 2, NOHZ_NEXT_KICK = 4;
+  static constexpr unsigned NOHZ_KICK_MASK = NOHZ_BALANCE_KICK | NOHZ_STATS_KICK | NOHZ_NEXT_KICK;
   void nohz_balance_enter_idle(GuestCpu& c);
   void nohz_balance_exit_idle(GuestCpu& c);
   void nohz_balancer_kick(GuestCpu& c);
-  void nohz_idle_balance(GuestCpu& ilb);
-  sim_ns balance_interval(bool idle) const;
-  sim_ns nohz_next_balance = 0;
+  int find_new_ilb(const GuestCpu& self) const;
+  void kick_ilb(GuestCpu& self, unsigned flags);
+  void nohz_csd_func(GuestCpu& ilb);
+  void _nohz_idle_balance(GuestCpu& ilb, unsigned flags);
+  bool update_nohz_stats(GuestCpu& c, sim_ns now);
+  struct Nohz {                  // the `nohz` global of fair.c
+    int nr_cpus = 0;             // CPUs in idle_cpus_mask (their nohz_tick_stopped)
+    bool has_blocked = false;
+    sim_ns next_blocked = 0;
+    sim_ns next_balance = 0;
+    bool needs_update = false;
+  } nohz;
+  int nr_busy_cpus = 0;          // sd_llc_shared->nr_busy_cpus
+
+  void packing_update(sim_ns now, LbCause why);
+  void packing_flush(sim_ns now) { packing_->flush(now); }
+  const Packing& packing() const { return *packing_; }
 
   SchedStats sched_stats;
   std::vector<sim_ns> wake_latency;  // ns from try_to_wake_up to running, per wake-up
@@ -243,6 +293,9 @@ class GuestKernel {
   sim_ns tick_nsec_;
   std::vector<std::unique_ptr<GuestCpu>> cpus_;
   std::deque<std::unique_ptr<Task>> tasks_;
+  std::unique_ptr<Packing> packing_;
+  std::vector<int> pack_nr_;
+  std::vector<bool> pack_idle_;
   std::deque<WaitEvent> events_;
   std::deque<Mutex> mutexes_;
   std::map<std::uint64_t, std::function<void(GuestCpu&)>> requests_;

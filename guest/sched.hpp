@@ -5,6 +5,7 @@
 
 #include "core/param.hpp"
 #include "core/time.hpp"
+#include "guest/sched_domains.hpp"
 
 namespace vtick {
 
@@ -20,7 +21,25 @@ namespace vtick {
   P(sim_ns, migration_cost, ".migration_cost", Duration, 500000, 0, 10e6, "ns", "fair.c sysctl_sched_migration_cost (0.5 ms)", \
     "sysctl_sched_migration_cost: task_hot() / newidle threshold")                                                   \
   P(sim_ns, cache_refill_ns, ".cache_refill", Duration, 20000, 0, 1e6, "ns", "[EST] refill of a migrated task's working set (L2 of a few hundred KB at tens of GB/s)", \
-    "work a migrated task pays to refill its cache")
+    "work a migrated task pays to refill its cache")                                                                 \
+  P(GuestTopology, topology, ".topology", Enum, Def("smt").on("arm64", "mc"), kNoMin, kNoMax, "",                   \
+    "[VERIFY] OCI x86 shapes give the guest vCPU pairs as the two threads of a core (1 OCPU = 2 vCPUs); Ampere Altra has no SMT; this machine's Firecracker guest shows mc", \
+    "the CPU topology the guest sees: smt (vCPU pairs are core siblings: SMT + MC domains) or mc (one MC domain)")   \
+  P(bool, ttwu_queue, ".ttwu_queue", Bool, true, kNoMin, kNoMax, "", "kernel/sched/features.h TTWU_QUEUE",          \
+    "wake-ups of an idle remote CPU go through its wakelist (a CALL_FUNCTION_SINGLE IPI)")                         \
+  P(bool, newidle_balance, ".newidle_balance", Bool, true, kNoMin, kNoMax, "", "fair.c sched_balance_newidle()",    \
+    "a CPU about to idle pulls work (ablation switch)")                                                             \
+  P(bool, periodic_balance, ".periodic_balance", Bool, true, kNoMin, kNoMax, "", "fair.c sched_balance_domains() from SCHED_SOFTIRQ", \
+    "a CPU balances itself at its tick when its interval is due (ablation switch)")                                 \
+  P(bool, nohz_balance, ".nohz_balance", Bool, true, kNoMin, kNoMax, "", "fair.c nohz_balancer_kick(), _nohz_idle_balance()", \
+    "a busy CPU kicks an idle CPU with a stopped tick to balance for all of them (ablation switch)")               \
+  P(bool, active_balance, ".active_balance", Bool, true, kNoMin, kNoMax, "", "fair.c need_active_balance(), active_load_balance_cpu_stop()", \
+    "after cache_nice_tries + 2 failed balances the stopper pushes the running task (ablation switch)")           \
+  P(int, nr_migrate, ".nr_migrate", Int, 32, 1, 1024, "tasks", "kernel/sched/core.c sysctl_sched_nr_migrate",      \
+    "tasks one load_balance() pass may move")                                                                       \
+  P(sim_ns, active_balance_cost, ".active_balance_cost", Duration, 4000, 500, 50000, "ns",                          \
+    "[EST] stop_one_cpu_nowait(): wake the stopper, preempt the running task, detach and attach it", \
+    "work on the busiest CPU for an active balance")
 struct SchedParams {
   VTICK_PARAMS(SchedParams, VTICK_SCHED_PARAMS);
 };
@@ -44,11 +63,31 @@ struct SchedParams {
   C(std::uint64_t, yields, "yields", "count", Counter, "sched_yield() calls (yld_count)")                           \
   C(std::uint64_t, yield_switches, "yield_switches", "count", Counter, "sched_yield() calls that switched to another task") \
   C(std::uint64_t, migrations, "migrations", "count", Counter, "a task ran on another CPU than last time (nr_migrations)") \
+  C(std::uint64_t, migrate_wakeup, "migrate.wakeup", "count", Counter, "set_task_cpu() by wake-up placement (select_task_rq_fair)") \
+  C(std::uint64_t, migrate_newidle, "migrate.newidle", "count", Counter, "tasks pulled by sched_balance_newidle()")  \
+  C(std::uint64_t, migrate_periodic, "migrate.periodic", "count", Counter, "tasks pulled by a CPU's own balance at its tick (sched_balance_domains)") \
+  C(std::uint64_t, migrate_nohz, "migrate.nohz", "count", Counter, "tasks pulled by an idle balance on behalf of nohz CPUs (_nohz_idle_balance)") \
+  C(std::uint64_t, migrate_active, "migrate.active", "count", Counter, "running tasks pushed by the stopper (active_load_balance_cpu_stop)") \
+  C(std::uint64_t, migrate_forced_hot, "migrate.forced_hot", "count", Counter, "cache-hot tasks moved because nr_balance_failed > cache_nice_tries (nr_forced_migrations)") \
+  C(std::uint64_t, lb_failed, "lb_failed", "count", Counter, "load_balance() runs that found an imbalance and moved nothing (lb_failed)") \
+  C(std::uint64_t, lb_hot_skipped, "lb_hot_skipped", "count", Counter, "tasks left alone as cache hot (lb_hot_gained's counterpart)") \
+  C(std::uint64_t, active_balances, "active_balances", "count", Counter, "stop_one_cpu_nowait() of active_load_balance_cpu_stop") \
+  C(std::uint64_t, periodic_balances, "periodic_balances", "count", Counter, "sched_balance_domains() runs from SCHED_SOFTIRQ") \
+  C(std::uint64_t, ilb_kicks_stats, "ilb_kicks.stats", "count", Counter, "kick_ilb() with NOHZ_STATS_KICK only (blocked load update)") \
+  C(std::uint64_t, ilb_kicks_balance, "ilb_kicks.balance", "count", Counter, "kick_ilb() with NOHZ_BALANCE_KICK")     \
+  C(std::uint64_t, ilb_kicks_next, "ilb_kicks.next", "count", Counter, "kick_ilb() with NOHZ_NEXT_KICK only (nohz.next_balance update)") \
+  C(std::uint64_t, ilb_no_cpu, "ilb_no_cpu", "count", Counter, "kick_ilb() that found no idle CPU in nohz.idle_cpus_mask (find_new_ilb)") \
+  C(std::uint64_t, nohz_idle_enter, "nohz_idle_enter", "count", Counter, "nohz_balance_enter_idle(): a CPU joins nohz.idle_cpus_mask (its tick stopped)") \
+  C(std::uint64_t, nohz_idle_exit, "nohz_idle_exit", "count", Counter, "nohz_balance_exit_idle(): a CPU leaves the mask at its first busy tick") \
+  C(std::uint64_t, wake_preempted_skipped, "wake_preempted_skipped", "count", Counter, "placement passed over an idle vCPU the host preempted (vcpu_is_preempted)") \
+  C(std::uint64_t, futex_waits, "futex_waits", "count", Counter, "FUTEX_WAIT calls that slept (a held pthread mutex)") \
+  C(std::uint64_t, futex_eagain, "futex_eagain", "count", Counter, "FUTEX_WAIT calls that returned EAGAIN: the lock word changed on the way in") \
+  C(std::uint64_t, futex_wakes, "futex_wakes", "count", Counter, "FUTEX_WAKE calls of a mutex unlock (the lock word was 2: contended)") \
   C(std::uint64_t, lb_calls, "lb_calls", "count", Counter, "load_balance() runs")                                   \
   C(std::uint64_t, lb_pulled, "lb_pulled", "count", Counter, "tasks moved by load_balance() (lb_gained)")          \
-  C(std::uint64_t, newidle_balances, "newidle_balances", "count", Counter, "newidle_balance() runs that balanced")  \
-  C(std::uint64_t, nohz_kicks, "nohz_kicks", "count", Counter, "kick_ilb(): an idle CPU balances for the others")  \
-  C(std::uint64_t, mutex_contended, "mutex_contended", "count", Counter, "pthread mutex locks that found it held (futex wait)") \
+  C(std::uint64_t, newidle_balances, "newidle_balances", "count", Counter, "sched_balance_newidle() runs that balanced")  \
+  C(std::uint64_t, nohz_kicks, "nohz_kicks", "count", Counter, "kick_ilb() that sent the kick: an idle CPU balances for the others")  \
+  C(std::uint64_t, mutex_contended, "mutex_contended", "count", Counter, "pthread_mutex_lock() whose compare-and-swap found it held (a lock collision)") \
   C(std::uint64_t, io_requests, "io_requests", "count", Counter, "block requests submitted (virtio-blk)")           \
   C(std::uint64_t, net_requests, "net_requests", "count", Counter, "network requests sent (virtio-net)")
 struct SchedStats {

@@ -32,14 +32,18 @@ void GuestCpu::schedule() {
       if (!prev->yield_skip) ++k_.sched_stats.preemptions;
     } else {
       prev->vruntime -= min_vruntime;  // dequeue_task(): keep the lag relative
+      prev->avg.update(t, true);       // it ran until now; from here its load decays
     }
     curr = nullptr;
+    if (active_balance) k_.active_load_balance_cpu_stop(*this);  // the stopper runs first
   }
   Task* next = pick_next_task();
   if (!next) {
     if (prev && tracing()) trace::sched_switch(now(), id_, prev->pid, 0, prev_state);
+    if (prev) k_.packing_update(now(), prev->state == TaskState::Runnable ? LbCause::Other : LbCause::Block);
     return;
   }
+  switching_to = next;
   enter_state(GuestCpuState::Sys);
   if (next != prev) {
     kernel_work(k_.params().costs.schedule_ns);
@@ -50,7 +54,9 @@ void GuestCpu::schedule() {
   }
   if (next != prev && tracing()) trace::sched_switch(now(), id_, prev ? prev->pid : 0, next->pid, prev_state);
   idle_stamp = 0;
+  switching_to = nullptr;
   curr = next;
+  if (prev && prev->state != TaskState::Runnable) k_.packing_update(now(), LbCause::Block);  // nr_running fell
   next->state = TaskState::Running;
   next->exec_start = now();
   slice_start = now();
@@ -72,7 +78,7 @@ void GuestCpu::schedule() {
 // (sched_ttwu_pending() -> ttwu_do_activate()) and the nohz idle-balance kick.
 void GuestCpu::flush_smp_call_function_queue() {
   if (!wake_list.empty()) k_.sched_ttwu_pending(*this);
-  if (ilb_kick_pending) k_.nohz_idle_balance(*this);
+  if (nohz_flags & GuestKernel::NOHZ_KICK_MASK) k_.nohz_csd_func(*this);
 }
 
 }  // namespace vtick

@@ -9,6 +9,7 @@
 #include "core/rng.hpp"
 #include "core/time.hpp"
 #include "guest/hrtimer.hpp"
+#include "guest/pelt.hpp"
 
 namespace vtick {
 
@@ -68,6 +69,11 @@ struct Task {
   int last_cpu = -1;               // CPU it last ran on (migration detection)
   sim_ns refill_left = 0;          // cache refill still owed after a migration
   bool yield_skip = false;         // sched_yield(): let another task go first
+  SchedAvg avg;                    // se.avg: PELT load_avg (runnable while queued or running)
+  int recent_used_cpu = -1;        // p->recent_used_cpu (select_idle_sibling)
+  unsigned wakee_flips = 0;        // record_wakee(): how often it wakes a different task
+  sim_ns wakee_flip_decay_ts = 0;
+  const Task* last_wakee = nullptr;
   bool in_iowait = false;          // blocked in io_schedule(): counted in rq->nr_iowait
   bool posix_cpu_timer = false;    // TICK_DEP_BIT_POSIX_TIMER: CPU-time timers armed
   int cur_lock = -1;               // the mutex PickLock chose
@@ -101,7 +107,10 @@ struct WaitEvent {
 };
 
 // A futex-based pthread mutex (PTHREAD_MUTEX_NORMAL: no spinning, no hand-off).
+// A glibc pthread mutex (nptl lowlevellock): the lock word is 0 free, 1 locked, 2 locked
+// with possible waiters; the futex queue holds the sleepers.
 struct Mutex {
+  int word = 0;
   Task* owner = nullptr;
   std::deque<Task*> waiters;
   std::uint64_t acquisitions = 0;

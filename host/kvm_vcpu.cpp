@@ -103,7 +103,9 @@ void KvmVcpu::enter_guest(sim_ns handling) {
   if (resched || hs.must_yield(thread_)) {
     hs.schedule_out(thread_, true);
     set_state(VcpuState::Runnable);
+    preempted_ = true;  // kvm_sched_out() of a runnable vCPU: kvm_steal_time_set_preempted()
     steal_ns_ += hs.wait_until_running(thread_);
+    preempted_ = false;  // record_steal_time() on the way back in clears it
     // Interrupts that arrived while preempted were only posted (x86: PIR with SN set, no
     // notification IPI; arm64: pending in the vgic): they are taken on this entry.
     for (const auto& f : inflight_) st_.irqs_while_preempted += f.at <= now();

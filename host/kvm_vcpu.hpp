@@ -39,6 +39,7 @@ class KvmVcpu final : public VirtualCpu {
   int cpu_id() const override { return id_; }
   sim_ns clock() const override;
   sim_ns steal_clock() const override { return steal_ns_; }
+  bool vcpu_is_preempted() const override { return preempted_; }
   sim_ns run(sim_ns work) override;
   void local_irq_disable() override { if_ = false; }
   void local_irq_enable() override;
@@ -137,6 +138,7 @@ class KvmVcpu final : public VirtualCpu {
   HostThread thread_;                // this vCPU thread in the host scheduler
   std::uint64_t ple_window_ = 0;     // current pause-loop window (cycles)
   bool scheduled_out_ = false;       // since the last entry (l1tf_flush_l1d)
+  bool preempted_ = false;  // kvm_steal_time_set_preempted() until the next entry
   sim_ns steal_ns_ = 0;              // run_delay reported through the steal clock
   StateClock<VcpuState> time_;
   VcpuStats st_;

@@ -34,6 +34,9 @@ class VirtualCpu {
   virtual int cpu_id() const = 0;
   virtual sim_ns clock() const = 0;        // kvm-clock / CNTVCT: no exit
   virtual sim_ns steal_clock() const = 0;  // MSR_KVM_STEAL_TIME / PV_TIME_ST record
+  // The steal-time record's `preempted` flag, which other vCPUs read (x86 KVM_VCPU_PREEMPTED):
+  // the host scheduled this vCPU's thread out while it was runnable.
+  virtual bool vcpu_is_preempted() const = 0;
 
   // Execute `work` ns of guest instructions (at nominal speed). With interrupts
   // enabled, a pending interrupt is delivered to the GuestIrqSink at the instant it

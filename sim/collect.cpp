@@ -68,6 +68,8 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
     m.gauge("workload.op_latency_p99_ns", percentile(lat, 99));
   }
   add(m, "sched.", k.sched_stats);
+  k.packing_flush(t);
+  add(m, "packing.", k.packing().stats());
   for (int i = 0; i < vm.nr_vcpus(); ++i) {
     const std::string p = "vcpu" + std::to_string(i) + ".";
     const KvmVcpu& v = vm.vcpu(i);
@@ -86,6 +88,7 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
     m.gauge(p + "host.timer_advance_ns", v.timer_advance_ns());
     m.gauge(p + "host.ple_window", static_cast<double>(v.ple_window()));
     GuestCpu& c = k.cpu(i);
+    m.counter(p + "sched.packed_ns", k.packing().packed_ns(i));
     add(m, p + "tick.", c.tick().stats());
     add(m, p, c.idle_stats);
     add(m, p + "cpuidle.", c.cpuidle().stats);
@@ -137,6 +140,7 @@ const std::vector<MetricDoc>& metric_catalog() {
     one("workload.op_latency_p50_ns", "ns", G, "median duration of a measured op (e.g. an OLTP transaction), in the window");
     one("workload.op_latency_p99_ns", "ns", G, "99th percentile of it");
     put("sched.", SchedStats::descs());
+    put("packing.", PackingStats::descs());
     const std::string V = "vcpu<N>.";
     put(V, VcpuStats::descs());
     one(V + "kvm.wfi_exit_stat", "count", C, "arm64 stat.wfi_exit_stat: WFI exits that reach kvm_vcpu_halt() (= halt_exits)");
@@ -151,6 +155,7 @@ const std::vector<MetricDoc>& metric_catalog() {
     one(V + "host.preemptions", "count", C, "the vCPU thread preempted by another host thread");
     one(V + "host.timer_advance_ns", "ns", G, "lapic timer_advance_ns at the end (x86, adaptive)");
     one(V + "host.ple_window", "cycles", G, "the pause-loop window at the end (x86)");
+    one(V + "sched.packed_ns", "ns", C, "time this vCPU had >= 2 runnable tasks while another vCPU was idle");
     put(V + "tick.", TickSchedStats::descs());
     put(V, IdleStats::descs());
     put(V + "cpuidle.", CpuidleStats::descs());

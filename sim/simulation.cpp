@@ -52,6 +52,9 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   char arg0[] = "vtick";
   char* argv[] = {arg0, nullptr};
   sg4::Engine engine(&argc, argv);
+  // event times to 1 ps, not SimGrid's default 1 ns: a step timed by SimGrid and the same
+  // step run ahead of the clock (integer ns) then end at the same nanosecond
+  sg4::Engine::set_config("surf/precision:1e-12");
   watch_for_deadlock();
   set_fast_work_ns(sc.run.fast_work);
   set_quantum_ns(sc.run.quantum);

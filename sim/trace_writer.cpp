@@ -541,6 +541,16 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
       update_nr_running(to, t, seq);
       break;
     }
+    case EventId::NohzKick:
+      instant(vcpu_track(v), t, seq, "kick_ilb", "sched.nohz_kick", {{"ilb_cpu", e.nohz_kick.ilb_cpu}, {"flags", e.nohz_kick.flags}}, "");
+      break;
+    case EventId::PackStart:
+      instant(vcpu_track(v), t, seq, "packed", "sched.packed", {{"idle_cpu", e.pack_start.idle_cpu}, {"cause", 0, e.pack_start.cause}}, "");
+      break;
+    case EventId::PackEnd:
+      instant(vcpu_track(v), t, seq, "unpacked", "sched.packed",
+              {{"cause", 0, e.pack_end.cause}, {"length_ns", e.pack_end.length}}, "");
+      break;
     case EventId::Tick:
       instant(tick_track(v), t, seq, "tick", "tick.tick", {{"in_idle", e.tick.in_idle}});
       break;

@@ -237,7 +237,7 @@ TEST_CASE("ftrace: KVM, timer and scheduler events are the kernel's tracepoints 
       {"hrtimer_expire_entry", std::regex(R"(hrtimer=[0-9a-f]{16} function=(tick_nohz_handler|hrtimer_wakeup) now=\d+)")},
       {"tick_stop", std::regex(R"(success=[01] dependency=(NONE|POSIX_TIMER|SCHED))")},
       {"sched_wakeup", std::regex(R"(comm=worker pid=2 prio=120 target_cpu=001)")},
-      {"ipi_send_cpu", std::regex(R"(cpu=1 callsite=(resched_curr\+0x0/0x100 callback=0x0|ttwu_queue_wakelist\+0x0/0x100 callback=generic_smp_call_function_single_interrupt\+0x0/0x100))")},
+      {"ipi_send_cpu", std::regex(R"(cpu=1 callsite=(resched_curr\+0x0/0x100 callback=0x0|(ttwu_queue_wakelist|generic_exec_single)\+0x0/0x100 callback=generic_smp_call_function_single_interrupt\+0x0/0x100))")},
       {"call_function_single_entry", std::regex(R"(vector=251)")},
       {"local_timer_entry", std::regex(R"(vector=236)")},
   };

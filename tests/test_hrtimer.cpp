@@ -13,6 +13,7 @@ struct FakeCpu final : VirtualCpu {
   int cpu_id() const override { return 0; }
   sim_ns clock() const override { return t; }
   sim_ns steal_clock() const override { return 0; }
+  bool vcpu_is_preempted() const override { return false; }
   sim_ns run(sim_ns) override { return 0; }
   void local_irq_disable() override {}
   void local_irq_enable() override {}

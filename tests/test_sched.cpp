@@ -89,15 +89,56 @@ TEST_CASE("without load balancing, two tasks started on CPU 0 share it") {
   CHECK(r.metrics.get("sched.preemptions") > 10);  // the tick rotates them (base slice)
 }
 
-TEST_CASE("an idle CPU with a stopped tick is balanced by a nohz kick from the busy CPU") {
-  // legacy: CPU 1 idles with its tick stopped; CPU 0 runs two tasks, then a third
-  // arrives (a sleeper waking up on CPU 0).
-  RunResult r = run_with(kIdle, {"guest.tick_policy=legacy"}, [](GuestKernel& k) {
+// Two spinners start on CPU 0 (one pinned); CPU 1 is idle from boot and does no newidle
+// balancing, so only the tick paths can pull the free one over.
+RunResult packed_at_boot(const std::string& policy, std::vector<std::string> sets = {}) {
+  sets.push_back("guest.tick_policy=" + policy);
+  sets.push_back("guest.sched.newidle_balance=false");
+  sets.push_back("run.warmup=0ns");  // the phase starts at boot
+  return run_with(kIdle, sets, [](GuestKernel& k) {
     k.add_task("spin0", {{PhaseKind::Run, 1000000, -1}}, 0, 1);  // pinned: cannot move
-    k.add_task("burst", {{PhaseKind::Sleep, 5000000, -1}, {PhaseKind::Run, 3000000, -1}}, 0, kAll);
+    k.add_task("spin1", {{PhaseKind::Run, 1000000, -1}}, 0, kAll);
   });
-  CHECK(r.metrics.get("sched.nohz_kicks") >= 1);
-  CHECK(r.metrics.get("sched.lb_pulled") >= 1);
+}
+
+TEST_CASE("a CPU enters the nohz idle mask only when its tick stops, and the busy CPU's kick pulls through it") {
+  // legacy: CPU 1 stops its tick at its first idle entry and joins nohz.idle_cpus_mask;
+  // CPU 0's busy tick sees 2 tasks and kicks it (NOHZ_BALANCE_KICK): the pull is a nohz one
+  RunResult r = packed_at_boot("legacy");
+  CHECK(r.metrics.get("sched.nohz_idle_enter") >= 1);
+  CHECK(r.metrics.get("sched.ilb_kicks.balance") >= 1);
+  CHECK(r.metrics.get("sched.migrate.nohz") == 1);
+  CHECK(r.metrics.get("sched.migrate.periodic") == 0);
+  CHECK(r.metrics.get("vcpu1.guest_time.user_ns") > 40 * NSEC_PER_MSEC);  // spin1 went over early
+}
+
+TEST_CASE("a CPU whose tick is retained stays out of the nohz mask, is never kicked, and balances itself at its own tick") {
+  // force_retain: the no-driver path never stops the tick, so CPU 1 never joins the mask:
+  // nohz_balancer_kick() has no CPU to kick, and CPU 1's own tick runs its idle balance
+  RunResult r = packed_at_boot("force_retain");
+  CHECK(r.metrics.get("sched.nohz_idle_enter") == 0);
+  CHECK(r.metrics.get("sched.nohz_kicks") == 0);
+  CHECK(r.metrics.get("sched.migrate.periodic") == 1);
+  CHECK(r.metrics.get("sched.migrate.nohz") == 0);
+  CHECK(r.metrics.get("vcpu1.guest_time.user_ns") > 40 * NSEC_PER_MSEC);
+}
+
+TEST_CASE("without newidle, periodic and nohz balancing two tasks started on one CPU stay packed") {
+  RunResult r = packed_at_boot("legacy", {"guest.sched.periodic_balance=false", "guest.sched.nohz_balance=false"});
+  CHECK(r.metrics.get("sched.lb_pulled") == 0);
+  CHECK(r.metrics.get("vcpu1.guest_time.user_ns") == 0);
+  CHECK(r.metrics.get("packing.packed_ns") >= 49 * NSEC_PER_MSEC);  // the whole run, one phase from boot
+  CHECK(r.metrics.get("packing.end.nohz") + r.metrics.get("packing.end.periodic") == 0);
+  CHECK(r.metrics.get("vcpu0.sched.packed_ns") == r.metrics.get("packing.packed_ns"));
+}
+
+TEST_CASE("packing: the phase of the run above ends with the nohz pull that spreads the tasks") {
+  RunResult r = packed_at_boot("legacy");
+  CHECK(r.metrics.get("packing.end.nohz") == 1);  // the phase from boot (the counters start at boot too)
+  // a few ticks: a kick finding the pinned spinner queued moves nothing (LBF_ALL_PINNED) and
+  // doubles the balance interval
+  CHECK(r.metrics.get("packing.packed_ns") < 20 * NSEC_PER_MSEC);
+  CHECK(r.metrics.get("packing.len.lt_1ms") + r.metrics.get("packing.len.1_10ms") == 1);  // a tick or two
 }
 
 TEST_CASE("block I/O: the task sleeps until the device interrupt completes its request") {
@@ -182,12 +223,13 @@ TEST_CASE("a remote wake-up of a halted CPU goes through its wakelist: one CALL_
   RunResult r = run_with("[workload]\nkind = \"pingpong\"\nwork = \"200us\"\n[run]\nduration = \"50ms\"\n", {}, {});
   double remote = r.metrics.get("sched.wakeups_remote");
   REQUIRE(remote >= 100);
+  double kicks = r.metrics.get("sched.nohz_kicks");  // kick_ilb() also sends CAL
   CHECK(r.metrics.get("sched.ttwu_queued") == remote);
-  CHECK(r.metrics.get("sched.call_function_ipis") == remote);
+  CHECK(r.metrics.get("sched.call_function_ipis") + r.metrics.get("sched.wake_idle_without_ipi") == remote + kicks);
+  CHECK(r.metrics.get("sched.call_function_ipis") >= remote);  // every wake-up finds the partner halted
   CHECK(r.metrics.get("sched.resched_ipis") == 0);
-  CHECK(r.metrics.get("sched.wake_idle_without_ipi") == 0);
   double cal = r.metrics.get("vcpu0.irqs.call_function") + r.metrics.get("vcpu1.irqs.call_function");
-  CHECK(cal == remote);
+  CHECK(cal == r.metrics.get("sched.call_function_ipis"));
   CHECK(r.metrics.get("vcpu0.irqs.reschedule") + r.metrics.get("vcpu1.irqs.reschedule") == 0);
   CHECK(r.metrics.get("vcpu0.idle.halts") + r.metrics.get("vcpu1.idle.halts") >= remote);
 }
@@ -197,7 +239,7 @@ TEST_CASE("a remote wake-up of a polling idle CPU sets the flag it watches: no I
   double remote = r.metrics.get("sched.wakeups_remote");
   REQUIRE(remote >= 100);
   CHECK(r.metrics.get("sched.ttwu_queued") == remote);
-  CHECK(r.metrics.get("sched.wake_idle_without_ipi") == remote);
+  CHECK(r.metrics.get("sched.wake_idle_without_ipi") == remote + r.metrics.get("sched.nohz_kicks"));
   CHECK(r.metrics.get("sched.call_function_ipis") == 0);
   CHECK(r.metrics.get("vcpu0.irqs.call_function") + r.metrics.get("vcpu1.irqs.call_function") == 0);
 }
