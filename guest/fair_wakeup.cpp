@@ -14,14 +14,15 @@ bool runnable(const Task& t) { return t.state == TaskState::Runnable || t.state 
 double GuestKernel::cpu_load(int cpu, sim_ns now) const {
   double sum = 0;
   for (const auto& t : tasks_)
-    if (t->cpu == cpu && t->state != TaskState::Exited) sum += t->avg.at(now, runnable(*t));
+    if (t->cpu == cpu && t->state != TaskState::Exited) sum += t->avg.at(now, runnable(*t)) * t->weight / 1024.0;
   return sum;
 }
 
 double GuestKernel::blocked_load(int cpu, sim_ns now) const {
   double sum = 0;
   for (const auto& t : tasks_)
-    if (t->cpu == cpu && (t->state == TaskState::Sleeping || t->state == TaskState::Blocked)) sum += t->avg.at(now, false);
+    if (t->cpu == cpu && (t->state == TaskState::Sleeping || t->state == TaskState::Blocked))
+      sum += t->avg.at(now, false) * t->weight / 1024.0;
   return sum;
 }
 
@@ -67,11 +68,11 @@ int GuestKernel::wake_affine_weight(Task& p, int this_cpu, int prev_cpu, bool sy
   sim_ns now = self.now();
   double this_eff = cpu_load(this_cpu, now);
   if (sync && self.curr) {
-    double current_load = self.curr->avg.at(now, true);
+    double current_load = self.curr->avg.at(now, true) * self.curr->weight / 1024.0;
     if (current_load > this_eff) return this_cpu;
     this_eff -= current_load;
   }
-  double task_load = p.avg.at(now, false);
+  double task_load = p.avg.at(now, false) * p.weight / 1024.0;  // task_h_load()
   this_eff = (this_eff + task_load) * 100;
   int imbalance_pct = 117;
   for (const SchedDomain& sd : self.sd)

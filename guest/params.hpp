@@ -6,6 +6,7 @@
 #include "core/param.hpp"
 #include "core/time.hpp"
 #include "guest/cpuidle.hpp"
+#include "guest/background.hpp"
 #include "guest/sched.hpp"
 #include "guest/tick_policy.hpp"
 #include "platform/arch.hpp"
@@ -105,6 +106,7 @@ struct GuestParams {
   NohzReasons reasons;
   GuestCosts costs;
   SchedParams sched;
+  BackgroundParams background;
 
   // Derived at load time from the keys above, not parameters themselves.
   Isa isa = Isa::X86_64;

@@ -33,7 +33,7 @@ void GuestKernel::enqueue_task(GuestCpu& c, Task& p, bool wakeup) {
 void GuestCpu::update_curr() {
   if (!curr) return;
   sim_ns t = now();
-  curr->vruntime += t - curr->exec_start;
+  curr->vruntime += (t - curr->exec_start) * 1024 / curr->weight;  // calc_delta_fair()
   curr->runtime += t - curr->exec_start;
   curr->exec_start = t;
   sim_ns m = curr->vruntime;

@@ -49,28 +49,33 @@ void GuestCpu::futex_wake(WaitEvent& ev) {
   }
 }
 
-// futex(FUTEX_WAIT) on a held pthread mutex: if the lock word changed meanwhile (the
-// owner released it while this task entered the kernel) the call fails with EAGAIN and
-// the task retries in user space; else it sleeps until an unlock wakes it.
+// futex(FUTEX_WAIT, 2) on a pthread mutex's word (futex_wait_setup()): if the word is no
+// longer 2 (the owner released it while this task entered the kernel) the call returns
+// EAGAIN and the task retries in user space; else it sleeps until a FUTEX_WAKE.
 bool GuestCpu::futex_wait_lock(Task& t, Mutex& m) {
-  if (!m.owner) return false;
-  ++m.contended;
-  ++k_.sched_stats.mutex_contended;
+  if (m.word != 2) {
+    ++k_.sched_stats.futex_eagain;
+    return false;
+  }
+  ++k_.sched_stats.futex_waits;
   m.waiters.push_back(&t);
   t.state = TaskState::Blocked;
   return true;
 }
 
-// futex(FUTEX_WAKE, 1): whoever is queued once the kernel gets there (another CPU's
-// unlock may have woken the waiter this one saw while entering the kernel).
+// futex(FUTEX_WAKE, 1): whoever is queued once the kernel gets there (it may be nobody:
+// the word stays 2 after a contended acquisition whether or not others still wait).
 void GuestCpu::futex_wake_lock(Mutex& m) {
+  ++k_.sched_stats.futex_wakes;
   if (m.waiters.empty()) return;
   Task* w = m.waiters.front();
   m.waiters.pop_front();
   k_.try_to_wake_up(*w, *this);
 }
 
-// sched_yield(): yield_task_fair() lets another runnable task go first.
+// sched_yield() -> do_sched_yield(): yield_task_fair() (EEVDF pushes the deadline one slice
+// on; this picker, by vruntime, passes the task over once: the same order for the tasks
+// it alternates with), then schedule().
 void GuestCpu::sched_yield(Task& t) {
   ++k_.sched_stats.yields;
   t.yield_skip = true;

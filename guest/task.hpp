@@ -69,6 +69,7 @@ struct Task {
   int last_cpu = -1;               // CPU it last ran on (migration detection)
   sim_ns refill_left = 0;          // cache refill still owed after a migration
   bool yield_skip = false;         // sched_yield(): let another task go first
+  int weight = 1024;               // se.load.weight: sched_prio_to_weight[nice + 20] (nice 0: 1024)
   SchedAvg avg;                    // se.avg: PELT load_avg (runnable while queued or running)
   int recent_used_cpu = -1;        // p->recent_used_cpu (select_idle_sibling)
   unsigned wakee_flips = 0;        // record_wakee(): how often it wakes a different task
@@ -77,6 +78,7 @@ struct Task {
   bool in_iowait = false;          // blocked in io_schedule(): counted in rq->nr_iowait
   bool posix_cpu_timer = false;    // TICK_DEP_BIT_POSIX_TIMER: CPU-time timers armed
   int cur_lock = -1;               // the mutex PickLock chose
+  bool lock_waiting = false;       // in __lll_lock_wait(): retries with exchange(2)
   UserSpace* user = nullptr;       // its process's user-space state (the workload's)
   bool measure_ops = false;        // record each op's duration (latency percentiles)
   sim_ns op_start = 0;
@@ -114,7 +116,7 @@ struct Mutex {
   Task* owner = nullptr;
   std::deque<Task*> waiters;
   std::uint64_t acquisitions = 0;
-  std::uint64_t contended = 0;  // lock attempts that had to sleep
+  std::uint64_t contended = 0;  // lock attempts whose compare-and-swap failed
 };
 
 }  // namespace vtick

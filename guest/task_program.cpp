@@ -61,27 +61,40 @@ bool run_phase(GuestCpu& c, Task& t, const Phase& ph) {
       c.do_exit(t);
       t.pc = t.program.size() - 1;  // stays here
       return false;
-    case PhaseKind::Lock: {  // pthread_mutex_lock(): a compare-and-swap, futex wait when held
+    case PhaseKind::Lock: {  // pthread_mutex_lock() -> lll_lock() (nptl lowlevellock)
       Mutex& m = k.mutex(ph.obj < 0 ? t.cur_lock : ph.obj);
-      if (!m.owner) {
+      if (!t.lock_waiting) {
+        if (m.word == 0) {  // the compare-and-swap 0 -> 1 wins
+          m.word = 1;
+          m.owner = &t;
+          ++m.acquisitions;
+          return true;
+        }
+        ++m.contended;  // a lock collision
+        ++k.sched_stats.mutex_contended;
+        t.lock_waiting = true;
+      }
+      // __lll_lock_wait(): while (atomic_exchange(word, 2) != 0) futex_wait(word, 2)
+      int old = m.word;
+      m.word = 2;
+      if (old == 0) {
         m.owner = &t;
         ++m.acquisitions;
+        t.lock_waiting = false;
         return true;
       }
       c.syscall_enter();
-      if (!c.futex_wait_lock(t, m)) {  // EAGAIN: released meanwhile, the retry wins
-        m.owner = &t;
-        ++m.acquisitions;
-        return true;
-      }
+      c.futex_wait_lock(t, m);  // sleeps, or EAGAIN: the word changed; either way, retry
       return false;
     }
-    case PhaseKind::Unlock: {  // pthread_mutex_unlock(): futex wake when someone waits
+    case PhaseKind::Unlock: {  // lll_unlock(): atomic_exchange(word, 0); a 2 means someone may wait
       Mutex& m = k.mutex(ph.obj < 0 ? t.cur_lock : ph.obj);
+      int old = m.word;
+      m.word = 0;
       m.owner = nullptr;
-      if (!m.waiters.empty()) {
+      if (old == 2) {
         c.syscall_enter();
-        c.futex_wake_lock(m);
+        c.futex_wake_lock(m);  // FUTEX_WAKE of one (lll_futex_wake)
       }
       return true;
     }

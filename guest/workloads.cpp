@@ -36,7 +36,8 @@ Task& Workload::add_task(GuestKernel& k, std::string comm, std::vector<Phase> pr
 
 std::uint64_t Workload::ops(const GuestKernel& k) const {
   std::uint64_t ops = 0;
-  for (const auto& t : k.tasks()) ops += t->ops;
+  for (const auto& t : k.tasks())
+    if (t->user == &user_) ops += t->ops;  // its own tasks, not the background's
   return ops;
 }
 

@@ -85,7 +85,7 @@ class Workload {
   // std::invalid_argument with a message for a program that does not parse.
   virtual void install(GuestKernel& k, const WorkloadSpec& w, std::uint64_t seed) = 0;
   // Ops completed so far (the headline counter whose rate is the workload metric):
-  // by default every task's passes through its program.
+  // by default the passes of its own tasks (add_task()) through their programs.
   virtual std::uint64_t ops(const GuestKernel& k) const;
   // Devices on the host side, started once the VM runs (none by default).
   virtual void start_devices(TestDevice&) {}

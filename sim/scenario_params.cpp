@@ -30,6 +30,7 @@ const ParamTable<Scenario>& scenario_params() {
     mount<S, CpuidleParams>(v, "guest", CpuidleParams::table(), [](S& s) -> CpuidleParams& { return s.guest.cpuidle; });
     mount<S, NohzReasons>(v, "guest.nohz", NohzReasons::table(), [](S& s) -> NohzReasons& { return s.guest.reasons; });
     mount<S, SchedParams>(v, "guest.sched", SchedParams::table(), [](S& s) -> SchedParams& { return s.guest.sched; });
+    mount<S, BackgroundParams>(v, "guest.background", BackgroundParams::table(), [](S& s) -> BackgroundParams& { return s.guest.background; });
     mount<S, GuestCosts>(v, "guest.costs", GuestCosts::table(), [](S& s) -> GuestCosts& { return s.guest.costs; });
     mount<S, WorkloadSpec>(v, "workload", WorkloadSpec::table(), [](S& s) -> WorkloadSpec& { return s.workload; });
     mount<S, RunSpec>(v, "run", RunSpec::table(), [](S& s) -> RunSpec& { return s.run; });

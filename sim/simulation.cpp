@@ -71,6 +71,7 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   }
   std::unique_ptr<Workload> workload = make_workload(sc.workload);
   workload->install(kernel, sc.workload, sc.run.seed);
+  install_background(kernel, sc.guest.background);
   res.ops_name = workload_kind(sc.workload.kind).ops_name;
   if (hooks.guest_setup) hooks.guest_setup(kernel);
   for (auto& hw : machine->threads) hw->start(0);
