@@ -97,3 +97,17 @@ warmup = "0ns"
   CHECK(r.metrics.get("host.vhost.wakeups") >= 2 * req - 2);  // TX, then the reply
   CHECK(r.metrics.get("vcpu1.proc_stat.iowait_ns") == 0);     // a socket wait is not iowait
 }
+
+TEST_CASE("sysbench threads pinned together run on vCPU 0 only, and slower than apart") {
+  RunResult r = run({"workload.kind=sysbench_threads", "workload.cpus_mask=1"}, "100ms");
+  CHECK(r.metrics.get("vcpu1.guest_time.user_ns") == 0);
+  CHECK(r.metrics.get("task.2.sysbench-0.ops") > 0);
+  CHECK(r.metrics.get("task.3.sysbench-1.ops") > 0);
+  CHECK(r.metrics.get("sched.yield_switches") > 1000);  // each yield hands vCPU 0 to the other thread
+}
+
+TEST_CASE("sysbench's disturber: a loop pinned to vCPU 1 shares it with a worker") {
+  RunResult r = run({"workload.kind=sysbench_threads", "workload.disturber_cpu=1", "workload.pin_apart=1"}, "100ms");
+  CHECK(r.metrics.get("task.4.disturber.runtime_ns") > 30 * NSEC_PER_MSEC);
+  CHECK(r.metrics.get("task.3.sysbench-1.runtime_ns") > 0);
+}

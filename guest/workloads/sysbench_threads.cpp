@@ -23,7 +23,10 @@ class SysbenchThreads final : public Workload {
     int locks = w.geti("thread_locks");
     int base = k.add_mutex();
     for (int i = 1; i < locks; ++i) k.add_mutex();
-    for (int i = 0; i < count_or_vcpus(w, "threads", n); ++i)
+    for (int i = 0; i < count_or_vcpus(w, "threads", n); ++i) {
+      std::uint64_t mask = thread_mask(w, i, n);
+      int start = i % n;
+      while (!((mask >> start) & 1ULL)) start = (start + 1) % n;  // created on a CPU it may run on
       add_task(k, "sysbench-" + std::to_string(i),
                {{PhaseKind::PickLock, locks, base},
                 {PhaseKind::Lock, 0, -1},
@@ -31,7 +34,25 @@ class SysbenchThreads final : public Workload {
                 {PhaseKind::Unlock, 0, -1},
                 {PhaseKind::Run, w.getd("iteration_work"), -1},
                 {PhaseKind::Loop, w.geti("thread_yields"), 1}},
-               i % n, all_cpus(n));
+               start, mask);
+    }
+    // the measurement procedure's disturber (scripts/measure-guest.sh): a loop pinned to
+    // one vCPU, busy all the time or `disturber_run` out of every `disturber_period`
+    int dc = w.geti("disturber_cpu");
+    if (dc >= 0 && dc < n) {
+      sim_ns on = w.getd("disturber_run"), period = w.getd("disturber_period");
+      if (on <= 0 || period <= on) k.add_task("disturber", {{PhaseKind::Run, 10 * NSEC_PER_MSEC, -1}}, dc, 1ULL << dc);
+      else k.add_task("disturber", {{PhaseKind::Run, on, -1}, {PhaseKind::Sleep, period - on, -1}}, dc, 1ULL << dc);
+    }
+  }
+
+ private:
+  // taskset of the measurement runs: apart (thread i on vCPU i mod n), or every thread
+  // in cpus_mask; default all vCPUs
+  static std::uint64_t thread_mask(const WorkloadSpec& w, int i, int n) {
+    if (w.geti("pin_apart")) return 1ULL << (i % n);
+    auto mask = static_cast<std::uint64_t>(w.get("cpus_mask"));
+    return mask ? mask & all_cpus(n) : all_cpus(n);
   }
 };
 }  // namespace
@@ -44,7 +65,12 @@ WorkloadKind sysbench_threads_kind() {
            {"thread_locks", 'i', 8, 1, 4096, "--thread-locks: mutexes; event n uses lock n mod thread_locks"},
            {"iteration_work", 'd', 200, 0, 1 * MS, "user work per iteration besides the calls [EST]"},
            {"report_interval", 'd', 0, 0, 3600e9, "--report-interval: the reporting thread's period (0: off, sysbench's default)"},
-           {"report_work", 'd', 30000, 0, 10 * MS, "the reporting thread's work per report (format and write a line) [EST]"}},
+           {"report_work", 'd', 30000, 0, 10 * MS, "the reporting thread's work per report (format and write a line) [EST]"},
+           {"pin_apart", 'i', 0, 0, 1, "1: thread i pinned to vCPU i mod n (taskset per thread)"},
+           {"cpus_mask", 'i', 0, 0, 4294967295.0, "every thread's affinity as a CPU bitmask (0: all vCPUs); 1: all on vCPU 0"},
+           {"disturber_cpu", 'i', -1, -1, 4095, "a busy loop pinned to this vCPU (-1: none)"},
+           {"disturber_run", 'd', 0, 0, 10e9, "the disturber runs this long per period (0: always)"},
+           {"disturber_period", 'd', 0, 0, 10e9, "the disturber's period"}},
           factory<SysbenchThreads>()};
 }
 
