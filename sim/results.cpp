@@ -92,7 +92,11 @@ std::vector<Headline> headlines(const Scenario& sc, const RunResult& r) {
   opt("guest_poll_time_pct", "guest poll-idle time", "% of vCPU time", pct(sum_over_vcpus(sc, m, "cpuidle.poll_ns"), vcpu_ns));
   opt("migrations_per_s", "task migrations/s", "1/s", per_s(m.get("sched.migrations")));
   opt("lb_pulled_per_s", "tasks pulled by load balancing/s", "1/s", per_s(m.get("sched.lb_pulled")));
-  opt("mutex_contended_per_s", "contended mutex waits/s", "1/s", per_s(m.get("sched.mutex_contended")));
+  opt("mutex_contended_per_s", "lock collisions/s", "1/s", per_s(m.get("sched.mutex_contended")));
+  opt("futex_waits_per_s", "futex sleeps/s", "1/s", per_s(m.get("sched.futex_waits")));
+  opt("packed_pct", "packed (>= 2 tasks on a vCPU, another idle)", "% of time", pct(m.get("packing.packed_ns"), static_cast<double>(r.measured_ns)));
+  opt("packed_phases_per_s", "packed phases/s", "1/s", per_s(m.get("packing.episodes")));
+  opt("ilb_kicks_per_s", "nohz idle-balance kicks/s", "1/s", per_s(m.get("sched.nohz_kicks")));
   double lost = 0, late = 0;
   int probes = 0;
   for (int i = 0; m.has("probe.timer" + std::to_string(i) + ".fired_ns"); ++i, ++probes) {
