@@ -2,7 +2,8 @@
 """Rewrites the generated tables of docs/validation.md from the output directory of
 scripts/reproduce.sh (default results/reproduction). Each table sits between
 <!-- BEGIN name --> and <!-- END name --> markers; the prose around them is hand-written
-and names the figures it discusses, so read it again after regenerating.
+and names the figures it discusses, so read it again after regenerating. A table whose
+input is missing (a partial run) is kept as it was, and the script says so.
 
 usage: scripts/validation-tables.py [DIR] [docs/validation.md]"""
 import json, os, re, sys
@@ -133,7 +134,12 @@ def main():
         pat = re.compile(r"(<!-- BEGIN %s -->\n).*?(<!-- END %s -->)" % (name, name), re.S)
         if not pat.search(doc):
             sys.exit(f"{DOC}: no <!-- BEGIN {name} --> ... <!-- END {name} --> markers")
-        doc = pat.sub(lambda m: m.group(1) + fn() + "\n" + m.group(2), doc)
+        try:
+            table = fn()
+        except FileNotFoundError as e:  # a partial run: that table stays as it was
+            print(f"{name}: kept ({os.path.basename(e.filename)} is not in {DIR})", file=sys.stderr)
+            continue
+        doc = pat.sub(lambda m: m.group(1) + table + "\n" + m.group(2), doc)
     with open(DOC, "w") as f:
         f.write(doc)
 
