@@ -7,6 +7,8 @@ namespace vtick {
 
 namespace {
 bool runnable(const Task& t) { return t.state == TaskState::Runnable || t.state == TaskState::Running; }
+// se->avg.load_avg scaled by the task's weight (its contribution to cfs_rq load)
+double weighted_load(const Task& t, sim_ns now, bool running) { return t.avg.at(now, running) * t.weight / 1024.0; }
 }  // namespace
 
 // cpu_load(): cfs_rq->avg.load_avg, the PELT load of the tasks queued there plus the
@@ -14,7 +16,7 @@ bool runnable(const Task& t) { return t.state == TaskState::Runnable || t.state 
 double GuestKernel::cpu_load(int cpu, sim_ns now) const {
   double sum = 0;
   for (const auto& t : tasks_)
-    if (t->cpu == cpu && t->state != TaskState::Exited) sum += t->avg.at(now, runnable(*t)) * t->weight / 1024.0;
+    if (t->cpu == cpu && t->state != TaskState::Exited) sum += weighted_load(*t, now, runnable(*t));
   return sum;
 }
 
@@ -22,7 +24,7 @@ double GuestKernel::blocked_load(int cpu, sim_ns now) const {
   double sum = 0;
   for (const auto& t : tasks_)
     if (t->cpu == cpu && (t->state == TaskState::Sleeping || t->state == TaskState::Blocked))
-      sum += t->avg.at(now, false) * t->weight / 1024.0;
+      sum += weighted_load(*t, now, false);
   return sum;
 }
 
@@ -68,11 +70,11 @@ int GuestKernel::wake_affine_weight(Task& p, int this_cpu, int prev_cpu, bool sy
   sim_ns now = self.now();
   double this_eff = cpu_load(this_cpu, now);
   if (sync && self.curr) {
-    double current_load = self.curr->avg.at(now, true) * self.curr->weight / 1024.0;
+    double current_load = weighted_load(*self.curr, now, true);
     if (current_load > this_eff) return this_cpu;
     this_eff -= current_load;
   }
-  double task_load = p.avg.at(now, false) * p.weight / 1024.0;  // task_h_load()
+  double task_load = weighted_load(p, now, false);  // task_h_load()
   this_eff = (this_eff + task_load) * 100;
   int imbalance_pct = 117;
   for (const SchedDomain& sd : self.sd)
@@ -121,9 +123,10 @@ int GuestKernel::select_idle_cpu(Task& p, int target, bool has_idle_core) {
 // task's recently used CPU if idle, else an idle SMT sibling of prev, else a scan.
 int GuestKernel::select_idle_sibling(Task& p, int prev, int target) {
   auto idle = [&](int c) {
-    bool busy_but_free = c >= 0 && !available_idle_cpu(c) && cpus_[static_cast<size_t>(c)]->idle_cpu();
-    if (busy_but_free) ++sched_stats.wake_preempted_skipped;  // idle, but its vCPU thread waits on the host
-    return c >= 0 && available_idle_cpu(c);
+    if (c < 0) return false;
+    if (available_idle_cpu(c)) return true;
+    if (cpus_[static_cast<size_t>(c)]->idle_cpu()) ++sched_stats.wake_preempted_skipped;  // idle, but its vCPU thread waits on the host
+    return false;
   };
   if (idle(target)) return target;
   if (prev != target && cpus_share_cache(prev, target) && idle(prev)) return prev;
