@@ -30,6 +30,10 @@ const SgEventCounts& sg_event_counts() { return g_counts; }
 static sim_ns g_lag = 0;
 static sim_ns g_quantum = 0;
 static std::vector<sim_ns> g_wake;  // by actor pid
+// Local stretches (see core/sg.hpp promise_local_until()): an actor's promise that until
+// then it only reads and writes its own state; 0 when it has none. Others may run ahead
+// up to it even while it is asleep at an earlier step's end.
+static std::vector<sim_ns> g_promise;  // by actor pid
 
 sim_ns now() { return from_seconds(sg4::Engine::get_clock()) + g_lag; }
 
@@ -42,12 +46,35 @@ static sim_ns& wake_slot(long pid) {
   return g_wake[i];
 }
 static long self_pid() { return sg4::this_actor::get_pid(); }
+static sim_ns& promise_slot(long pid) {
+  auto i = static_cast<std::size_t>(pid);
+  if (i >= g_promise.size()) g_promise.resize(i + 1, 0);
+  return g_promise[i];
+}
+// The earliest time actor i may act on anything another actor reads or writes.
+static sim_ns effective_slot(std::size_t i) {
+  sim_ns p = i < g_promise.size() ? g_promise[i] : 0;
+  return std::max(g_wake[i], p);
+}
+// Another actor changed what actor pid's promise assumed (its run queue, a lock it took
+// for private, an interrupt for it). The changer is at the clock (synced): no actor has
+// passed it, and from here on the others may run ahead only up to pid's next step end.
+static void revoke_promise(long pid) {
+  if (pid < 0 || pid == self_pid()) return;
+  promise_slot(pid) = 0;
+}
 static void blocking_until(sim_ns t) { wake_slot(self_pid()) = t; }
 // A running actor can act at any time from now on. Its slot says so because it can lose
 // the CPU without blocking: a non-blocking simcall (a mailbox put, a pstate change, a
 // cancel) lets SimGrid run the other actors of this scheduling round, and none of them
-// may run ahead past it meanwhile.
-static void running() { wake_slot(self_pid()) = from_seconds(sg4::Engine::get_clock()); }
+// may run ahead past it meanwhile. A stretch whose end it has reached is over.
+static void running() {
+  long self = self_pid();
+  sim_ns t = from_seconds(sg4::Engine::get_clock());
+  wake_slot(self) = t;
+  sim_ns& p = promise_slot(self);
+  if (p <= t) p = 0;
+}
 
 // The earliest the work can end: at the host's fastest pstate.
 static sim_ns work_end_bound(const sg4::ExecPtr& w) {
@@ -61,8 +88,15 @@ bool run_ahead(sim_ns ns) {
   sim_ns end = now() + ns;
   if (g_lag + ns > g_quantum) return false;
   const auto self = static_cast<std::size_t>(self_pid());
+  sim_ns p = promise_slot(self_pid());
+  // A step that reaches the promise's end is slept: the actor wakes there outside its
+  // stretch (running()), so it never acts at or past the end without the others knowing.
+  if (p > 0 && end >= p) return false;
+  // Only an actor in its own stretch may pass another's step end on the strength of that
+  // one's promise. Any other may write others' state (then ring or revoke, which lets the
+  // clock catch up): while it waits for the clock nobody may wake to see the write early.
   for (std::size_t i = 0; i < g_wake.size(); ++i)
-    if (i != self && g_wake[i] <= end) return false;
+    if (i != self && (p > 0 ? effective_slot(i) : g_wake[i]) <= end) return false;
   g_lag += ns;
   ++g_counts.run_aheads;
   return true;
@@ -76,6 +110,26 @@ void sync_lag() {
   blocking_until(t);
   sg4::this_actor::sleep_until(to_seconds(t));
   running();
+}
+
+bool local_stretches() { return g_quantum > 0; }
+
+void promise_local_until(sim_ns t) {
+  if (!local_stretches() || t <= now()) return;
+  promise_slot(self_pid()) = t;
+}
+
+bool in_local_stretch() {
+  sim_ns p = promise_slot(self_pid());
+  return p > 0 && p > now();
+}
+
+void broke_local_stretch(const char* what) {
+  sim_ns& p = promise_slot(self_pid());
+  if (p == 0 || p <= now()) return;
+  VTICK_WARN(true, "actor ", self_pid(), " acts on shared state (", what, ") at ", now(), " inside its local stretch (until ", p,
+             ")");
+  p = 0;
 }
 
 void request_stop() {
@@ -125,6 +179,7 @@ void spawn_actor(const std::string& name, sg4::Host* host, std::function<void()>
       ~Done() {
         g_lag = 0;
         wake_slot(self_pid()) = KTIME_MAX;
+        promise_slot(self_pid()) = 0;
       }
     } done;
     try {
@@ -152,7 +207,16 @@ Doorbell::~Doorbell() {
   delete get_;
 }
 
+void Doorbell::claim() { owner_ = self_pid(); }
+
+void Doorbell::revoke_promise() {
+  if (owner_ < 0 || promise_slot(owner_) == 0) return;
+  sync_lag();
+  vtick::revoke_promise(owner_);
+}
+
 void Doorbell::ring() {
+  broke_local_stretch("a doorbell ring");
   // The put below is a simcall: SimGrid may run the woken owner (or any actor ready at
   // this clock) before the ringer resumes, and those must not see the ringer's lag
   // (they did: the owner took it as its own, slept it off and zeroed it, and the ringer's
@@ -164,6 +228,7 @@ void Doorbell::ring() {
     due_ = std::min(due_, t);
     return;
   }
+  vtick::revoke_promise(owner_);  // something arrived for it
   rung_ = true;
   due_ = t;
   if (owner_ >= 0) wake_slot(owner_) = std::min(wake_slot(owner_), t);

@@ -47,6 +47,11 @@ class Doorbell {
   Doorbell(const Doorbell&) = delete;
   Doorbell& operator=(const Doorbell&) = delete;
   void ring();
+  // Another actor changed the owner's state without ringing: the owner's local stretch
+  // (if any) ends. Lets the clock catch up first, as ring() does.
+  void revoke_promise();
+  // The calling actor owns it from now (wait_event() claims it too).
+  void claim();
 
  private:
   friend Woken wait_event(Doorbell& bell, const simgrid::s4u::ExecPtr& work, sim_ns deadline);
@@ -93,6 +98,21 @@ void sleep_until(sim_ns t);
 void set_quantum_ns(sim_ns ns);
 sim_ns quantum_ns();
 bool run_ahead(sim_ns ns);  // true: the caller's time moved on by ns
+// Local stretches: conservative lookahead that survives several busy actors. An actor
+// promises that until `t` it reads and writes only its own state (a vCPU running one task
+// through a private lock and sched_yield(): guest/task_program.cpp). While it sleeps at
+// the end of an earlier short step, the others may run ahead up to `t`. A stretch ends
+// when the actor wakes at or past `t`, or when another actor changes its state: a ring,
+// or Doorbell::revoke_promise() (the guest's remote run-queue, lock and flag writes).
+// On with run.quantum > 0; the guest makes no promise while tracing (events of different
+// actors would come out of time order). Results are those of a run without them, up to
+// the order of simultaneous events (tests/test_scenarios.cpp).
+bool local_stretches();
+void promise_local_until(sim_ns t);  // no-op when off or t <= now()
+bool in_local_stretch();
+// A check: shared state touched inside a stretch fails the run (WARN_ON).
+void broke_local_stretch(const char* what);
+
 // Lets the clock catch up with the calling actor. No other actor acts meanwhile (none
 // can wake before the actor's time), so it may be called anywhere; needed before a
 // change SimGrid applies at the clock's time (a host's speed).

@@ -110,6 +110,7 @@ void GuestCpu::go_offline() {
   for (Task* t : rq) {
     if (tracing()) trace::sched_migrate_task(now(), id_, t->pid, id_, to.id(), "other");
     t->cpu = to.id();
+    to.hw().revoke_local();
     to.rq.push_back(t);
   }
   rq.clear();

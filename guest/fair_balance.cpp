@@ -106,6 +106,8 @@ bool GuestKernel::can_migrate_task(GuestCpu& self, const Task& p, const GuestCpu
 void GuestKernel::move_queued_task(GuestCpu& self, Task& p, GuestCpu& src, GuestCpu& dst) {
   auto it = std::find(src.rq.begin(), src.rq.end(), &p);
   if (VTICK_WARN(it == src.rq.end(), "task ", p.pid, " is not queued on CPU ", src.id())) return;
+  src.hw().revoke_local();
+  dst.hw().revoke_local();
   src.rq.erase(it);
   sim_ns now = self.now();
   if (tracing()) trace::sched_migrate_task(now, self.id(), p.pid, src.id(), dst.id(), lb_cause_name(self.lb_cause));
@@ -216,6 +218,7 @@ int GuestKernel::sched_balance_rq(GuestCpu& self, GuestCpu& dst, SchedDomain& sd
     // need_active_balance(): too many failures; the stopper moves what runs there
     if (p_.sched.active_balance && idle != CpuIdleType::NewlyIdle && sd.nr_balance_failed > sd.cache_nice_tries + 2 && src->curr &&
         allowed_on(*src->curr, dst.id()) && !src->active_balance) {
+      src->hw().revoke_local();
       src->active_balance = true;
       src->push_cpu = dst.id();
       ++sched_stats.active_balances;

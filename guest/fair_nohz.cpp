@@ -56,6 +56,7 @@ void GuestKernel::kick_ilb(GuestCpu& self, unsigned flags) {
   }
   GuestCpu& t = *cpus_[static_cast<size_t>(ilb)];
   unsigned old = t.nohz_flags;
+  t.hw().revoke_local();
   t.nohz_flags |= flags;
   if (old & NOHZ_KICK_MASK) return;
   ++sched_stats.nohz_kicks;

@@ -45,6 +45,10 @@ Task& GuestKernel::add_task(std::string comm, std::vector<Phase> program, int cp
   t->pid = static_cast<int>(tasks_.size()) + 1;
   t->comm = std::move(comm);
   t->program = std::move(program);
+  for (const Phase& ph : t->program)
+    if ((ph.kind == PhaseKind::Lock || ph.kind == PhaseKind::Unlock) && ph.obj >= 0 &&
+        static_cast<std::size_t>(ph.obj) < mutexes_.size())
+      mutexes_[static_cast<std::size_t>(ph.obj)].named = true;
   t->cpu = cpu;
   t->allowed = allowed;
   t->rng = Rng(seed_, "task/" + std::to_string(t->pid) + "/" + t->comm);
@@ -77,6 +81,7 @@ int GuestKernel::first_online_cpu() const {
 void GuestKernel::cpu_down(int c) {
   GuestCpu& cc = cpu(c);
   if (!cc.online()) return;
+  cc.hw().revoke_local();
   cc.offline_pending = true;
   cc.need_resched = true;
 }

@@ -26,6 +26,7 @@ void GuestKernel::enqueue_task(GuestCpu& c, Task& p, bool wakeup) {
     p.vruntime = std::max(p.vruntime + c.min_vruntime, floor);
   }
   p.cpu = c.id();
+  c.hw().revoke_local();  // a remote wake-up changed its queue (no-op on the CPU itself)
   c.rq.push_back(&p);
   packing_update(c.now(), wakeup ? LbCause::Wakeup : LbCause::Other);
 }
@@ -75,6 +76,7 @@ void GuestKernel::check_preempt_curr(GuestCpu& target, Task& p, GuestCpu& self) 
 // task is polling (set_nr_and_not_polling()).
 void GuestKernel::resched_curr(GuestCpu& target, GuestCpu& self) {
   if (target.need_resched) return;
+  target.hw().revoke_local();
   target.need_resched = true;
   if (&target == &self) return;
   if (target.polling) {
@@ -115,6 +117,7 @@ bool GuestKernel::ttwu_queue_wakelist(Task& p, GuestCpu& target, GuestCpu& waker
   if (&target == &waker || !target.online() || !allowed_on(p, target.id()) || target.nr_running() != 0) return false;
   ++sched_stats.ttwu_queued;
   bool first = target.wake_list.empty();
+  target.hw().revoke_local();
   target.wake_list.push_back(&p);
   packing_update(waker.now(), LbCause::Wakeup);  // rq->ttwu_pending: no longer idle
   if (first) waker.send_call_function_single_ipi(target, "ttwu_queue_wakelist");

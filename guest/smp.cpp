@@ -18,6 +18,7 @@ void GuestCpu::smp_send_reschedule(GuestCpu& target) {
 bool GuestCpu::send_call_function_single_ipi(GuestCpu& target, const char* callsite) {
   if (target.polling) {
     ++k_.sched_stats.wake_idle_without_ipi;
+    target.hw().revoke_local();
     target.need_resched = true;
     target.hw().notify_poller();
     return false;

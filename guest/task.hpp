@@ -117,6 +117,10 @@ struct Mutex {
   std::deque<Task*> waiters;
   std::uint64_t acquisitions = 0;
   std::uint64_t contended = 0;  // lock attempts whose compare-and-swap failed
+  // Who may take it (for local stretches, guest/task_program.cpp): the tasks whose
+  // PickLock chose it, and whether a program names it directly.
+  int pickers = 0;
+  bool named = false;
 };
 
 }  // namespace vtick

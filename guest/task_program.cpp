@@ -4,6 +4,7 @@
 
 #include "core/warn.hpp"
 #include "guest/kernel.hpp"
+#include "guest/local_stretch.hpp"
 
 namespace vtick {
 
@@ -54,7 +55,12 @@ bool run_phase(GuestCpu& c, Task& t, const Phase& ph) {
       return true;
     case PhaseKind::PickLock:  // sb_threads.c: lock_num = req_performed++ % thread_locks
       if (VTICK_WARN(!t.user, "task ", t.pid, " picks a lock without a user space")) return true;
+      if (t.cur_lock >= 0) --k.mutex(t.cur_lock).pickers;
       t.cur_lock = ph.obj + static_cast<int>(t.user->counters[ph.obj]++ % static_cast<std::uint64_t>(ph.ns));
+      // Another task's lock now: the CPU running one that had it alone loses its promise.
+      if (++k.mutex(t.cur_lock).pickers > 1)
+        for (const auto& q : k.tasks())
+          if (q.get() != &t && q->cur_lock == t.cur_lock) k.cpu(q->cpu).hw().revoke_local();
       return true;
     case PhaseKind::Exit:
       c.syscall_enter();
@@ -126,8 +132,22 @@ bool run_phase(GuestCpu& c, Task& t, const Phase& ph) {
 
 }  // namespace
 
+// Local stretches (guest/local_stretch.hpp): at each phase, either check that the CPU
+// keeps the promise it made, or make one when the rest of the loop is local.
+static void local_stretch_point(GuestCpu& c, Task& t) {
+  const Phase& ph = t.program[t.pc];
+  if (c.hw().promised_local()) {
+    VTICK_WARN(!phase_is_local(c, t, ph), "CPU ", c.id(), ": task ", t.pid, "'s ", phase_kind_name(ph.kind),
+               " phase is not local inside the CPU's local stretch");
+  } else {
+    sim_ns h = local_horizon(c, t);
+    if (h > c.now()) c.hw().promise_local(h);
+  }
+}
+
 void run_task_program(GuestCpu& c, Task& t) {
   while (!c.need_resched && t.state == TaskState::Running) {
+    local_stretch_point(c, t);
     if (!run_phase(c, t, t.program[t.pc])) continue;
     if (++t.pc == t.program.size()) {
       t.pc = 0;

@@ -136,6 +136,7 @@ void HostScheduler::wake(HostThread& t) {
   }
   t.state = HostThread::State::Runnable;
   t.exit_latency = 0;
+  c.curr->bell->revoke_promise();  // its slice now ends (slice_end()): its lookahead with it
   c.rq.push_back(&t);
   trace::host_nr_running(n, -1 - c.hw.id(), c.nr_running());
   if (tracing()) (t.is_vcpu ? trace::host_enqueue_vcpu : trace::host_enqueue_thread)(n, -1 - c.hw.id(), c.curr->is_vcpu);

@@ -66,6 +66,7 @@ void KvmVcpu::start() {
 
 // The vCPU thread: KVM_RUN enters guest mode and the guest kernel boots.
 void KvmVcpu::thread_main() {
+  bell_.claim();  // other CPUs may revoke its promises before it first waits
   time_.start(VcpuState::Guest, now());
   if (tracing()) trace::kvm_vcpu_state(now(), id_, VcpuState::Guest, cur_hw().id());
   cur_hw().set_activity(HwActivity::Guest, now());

@@ -77,6 +77,14 @@ class VirtualCpu {
   // NEED_RESCHED seen by a polling idle loop). Real hardware needs nothing for it;
   // the simulation must wake the actor that spins.
   virtual void notify_poller() = 0;
+  // Not an instruction either: the simulation's lookahead (core/sg.hpp local stretches).
+  // The guest says it will touch only this CPU's own state until `until` if nothing
+  // arrives; the vCPU holds it to that only up to its own next event.
+  virtual void promise_local(sim_ns until) = 0;  // no-op when the lookahead is off
+  virtual bool promised_local() const = 0;       // a promise holds now
+  // Another CPU changed this CPU's scheduler state (its run queue, a flag, a lock it
+  // held alone): this CPU's promise ends.
+  virtual void revoke_local() = 0;
 };
 
 }  // namespace vtick

@@ -29,6 +29,9 @@ struct FakeCpu final : VirtualCpu {
   void net_xmit(std::uint64_t) override {}
   std::vector<std::uint64_t> io_completions() override { return {}; }
   void notify_poller() override {}
+  void promise_local(sim_ns) override {}
+  bool promised_local() const override { return false; }
+  void revoke_local() override {}
 };
 Hrtimer timer(const char* name, int* fired) {
   Hrtimer h;
