@@ -29,15 +29,20 @@ GuestKernel::GuestKernel(GuestParams p, int nr_cpus, std::uint64_t seed) : p_(st
 void GuestKernel::packing_update(sim_ns now, LbCause why) {
   std::vector<int>& nr = pack_nr_;
   std::vector<bool>& idle = pack_idle_;
+  std::vector<int>& own = pack_own_;
   nr.assign(cpus_.size(), 0);
   idle.assign(cpus_.size(), false);
+  own.assign(cpus_.size(), 0);
   for (std::size_t i = 0; i < cpus_.size(); ++i) {
     const GuestCpu& c = *cpus_[i];
     if (!c.online()) continue;
     nr[i] = c.nr_running();
     idle[i] = c.idle_cpu();
+    auto mine = [](const Task* t) { return t && t->user ? 1 : 0; };  // the workload's; background tasks have none
+    own[i] = mine(c.curr ? c.curr : c.switching_to);
+    for (const Task* t : c.rq) own[i] += mine(t);
   }
-  packing_->update(now, why, nr, idle);
+  packing_->update(now, why, nr, idle, own);
 }
 
 Task& GuestKernel::add_task(std::string comm, std::vector<Phase> program, int cpu, std::uint64_t allowed) {

@@ -296,6 +296,7 @@ class GuestKernel {
   std::unique_ptr<Packing> packing_;
   std::vector<int> pack_nr_;
   std::vector<bool> pack_idle_;
+  std::vector<int> pack_own_;
   std::deque<WaitEvent> events_;
   std::deque<Mutex> mutexes_;
   std::map<std::uint64_t, std::function<void(GuestCpu&)>> requests_;

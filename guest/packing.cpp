@@ -13,12 +13,17 @@ void Packing::flush(sim_ns now) {
   for (std::size_t c = 0; c < flag_.size(); ++c)
     if (flag_[c]) packed_ns_[c] += dt;
   if (on_) st_.packed_ns += dt;
+  if (colocated_) st_.colocated_ns += dt;
   last_ = now;
 }
 
-void Packing::update(sim_ns now, LbCause why, const std::vector<int>& nr, const std::vector<bool>& idle) {
+void Packing::update(sim_ns now, LbCause why, const std::vector<int>& nr, const std::vector<bool>& idle,
+                     const std::vector<int>& own) {
   now = std::max(now, last_);  // vCPU clocks may differ by their run-ahead: keep it monotonic
   flush(now);
+  bool col = std::any_of(own.begin(), own.end(), [](int n) { return n >= 2; });
+  if (col && !colocated_) ++st_.colocated_episodes;
+  colocated_ = col;
   int idle_cpus = 0, first = -1, idle_one = -1;
   for (std::size_t c = 0; c < nr.size(); ++c)
     if (idle[c]) { ++idle_cpus; if (idle_one < 0) idle_one = static_cast<int>(c); }

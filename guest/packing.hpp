@@ -38,7 +38,9 @@ inline const char* lb_cause_name(LbCause c) { return enum_name(c); }
   C(std::uint64_t, end_periodic, "end.periodic", "count", Counter, "ended by the idle vCPU's balance at its own tick")   \
   C(std::uint64_t, end_nohz, "end.nohz", "count", Counter, "ended by a nohz idle balance (kick_ilb)")                    \
   C(std::uint64_t, end_active, "end.active", "count", Counter, "ended by an active balance push")                       \
-  C(std::uint64_t, end_other, "end.other", "count", Counter, "ended otherwise (hotplug)")
+  C(std::uint64_t, end_other, "end.other", "count", Counter, "ended otherwise (hotplug)")                             \
+  C(sim_ns, colocated_ns, "colocated_ns", "ns", Counter, "time some vCPU had >= 2 of the workload's tasks (running or queued), idle vCPU or not") \
+  C(std::uint64_t, colocated_episodes, "colocated_episodes", "count", Counter, "phases with >= 2 of the workload's tasks on one vCPU that started")
 struct PackingStats {
   VTICK_STATS(VTICK_PACKING_STATS)
 };
@@ -46,8 +48,11 @@ struct PackingStats {
 class Packing {
  public:
   explicit Packing(int cpus) : packed_ns_(static_cast<size_t>(cpus), 0), flag_(static_cast<size_t>(cpus), false) {}
-  // The run queues changed at `now` because of `why`; `nr` and `idle` per CPU (online).
-  void update(sim_ns now, LbCause why, const std::vector<int>& nr, const std::vector<bool>& idle);
+  // The run queues changed at `now` because of `why`; per CPU (online): `nr` runnable
+  // tasks, `idle`, and `own` of them the workload's (co-location: the workers share a vCPU
+  // also when no other is idle, as beside a busy loop).
+  void update(sim_ns now, LbCause why, const std::vector<int>& nr, const std::vector<bool>& idle,
+              const std::vector<int>& own);
   void flush(sim_ns now);  // account time up to `now` (results mid-phase)
   const PackingStats& stats() const { return st_; }
   sim_ns packed_ns(int cpu) const { return packed_ns_[static_cast<size_t>(cpu)]; }
@@ -58,6 +63,7 @@ class Packing {
   std::vector<sim_ns> packed_ns_;
   std::vector<bool> flag_;
   bool on_ = false;
+  bool colocated_ = false;
   sim_ns last_ = 0, since_ = 0;
   int packed_cpu_ = -1;  // the vCPU the phase started on
 };

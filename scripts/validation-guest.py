@@ -54,6 +54,7 @@ def figures(d):
         "packed %": 100 * m["packing.packed_ns"] / (w * 1e9),
         "packed episodes": m["packing.episodes"],
         "max episode ms": m["packing.max_len_ns"] / 1e6,
+        "co-located %": 100 * m["packing.colocated_ns"] / (w * 1e9),
     }
 
 

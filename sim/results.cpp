@@ -96,6 +96,8 @@ std::vector<Headline> headlines(const Scenario& sc, const RunResult& r) {
   opt("futex_waits_per_s", "futex sleeps/s", "1/s", per_s(m.get("sched.futex_waits")));
   opt("packed_pct", "packed (>= 2 tasks on a vCPU, another idle)", "% of time", pct(m.get("packing.packed_ns"), static_cast<double>(r.measured_ns)));
   opt("packed_phases_per_s", "packed phases/s", "1/s", per_s(m.get("packing.episodes")));
+  opt("colocated_pct", "workers co-located (>= 2 on one vCPU)", "% of time",
+      pct(m.get("packing.colocated_ns"), static_cast<double>(r.measured_ns)));
   opt("ilb_kicks_per_s", "nohz idle-balance kicks/s", "1/s", per_s(m.get("sched.nohz_kicks")));
   double lost = 0, late = 0;
   int probes = 0;
