@@ -7,6 +7,7 @@
 # usage: scripts/sysbench-reproduction.sh [RAW] [SEEDS] [DURATION] [PART...]
 #   PART: small (3 shapes x 3 levels x 6 policies), ablate (VM.Standard2.1, cloud x 10,
 #         legacy/got_tick, each balancing path off), large (6 shapes, cloud, legacy/got_tick);
+#         disturb (VM.Standard2.1, cloud, a 5 ms / 50 ms busy task pinned to vCPU 1);
 #         default all. A part is resumed: runs whose JSON is there are not run again.
 # About 90 minutes on 2 cores with 5 seeds x 10 s (small 45, ablate 8, large 35).
 set -eu
@@ -14,7 +15,7 @@ RAW=${1:-results/sysbench-2026/raw}
 SEEDS=${2:-5}
 DUR=${3:-10s}
 shift 3 2>/dev/null || shift $#
-PARTS=${*:-small ablate large}
+PARTS=${*:-small ablate large disturb}
 VTICK=${VTICK:-build/cli/vtick}
 JOBS=${JOBS:-$(nproc)}
 mkdir -p "$RAW"
@@ -67,7 +68,14 @@ for part in $PARTS; do
       for policy in legacy got_tick; do
         s=1; while [ $s -le "$SEEDS" ]; do job VM.Standard2.1 cloud10 no_ttwu_queue $policy $s "--set guest.sched.ttwu_queue=false"; s=$((s + 1)); done
       done ;;
-    *) echo "sysbench-reproduction.sh: unknown part '$part' (allowed: small, large, ablate)" >&2; exit 2 ;;
+    disturb)  # what it would take: a task that holds a worker's vCPU for 5 ms every 50 ms
+      for policy in legacy got_tick loehle; do
+        s=1; while [ $s -le "$SEEDS" ]; do
+          job VM.Standard2.1 cloud disturb_5ms_50ms $policy $s "--set workload.disturber_cpu=1 --set workload.disturber_run=5ms --set workload.disturber_period=50ms"
+          s=$((s + 1))
+        done
+      done ;;
+    *) echo "sysbench-reproduction.sh: unknown part '$part' (allowed: small, ablate, large, disturb)" >&2; exit 2 ;;
   esac
 done
 n=$(wc -l < "$LIST")

@@ -22,6 +22,7 @@ LEVELS = [("measured", "measured"), ("cloud", "cloud"), ("cloud10", "cloud x 10"
 VARIANTS = [("base", "all paths on"), ("no_newidle_balance", "newidle balancing off"),
             ("no_periodic_balance", "periodic balancing off"), ("no_nohz_balance", "nohz idle balancing off"),
             ("no_active_balance", "active balancing off"), ("no_ttwu_queue", "wakelist (TTWU_QUEUE) off")]
+DISTURB = ("VM.Standard2.1", "cloud", "disturb_5ms_50ms")
 CAUSES = ["wakeup", "block", "newidle", "periodic", "nohz", "active", "other"]
 LENS = ["lt_1ms", "1_10ms", "10_100ms", "ge_100ms"]
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
@@ -37,7 +38,7 @@ def ci95(xs):
 def mean(xs):
     return sum(xs) / len(xs) if xs else float("nan")
 
-NAME = re.compile(r"^(?P<shape>VM\.[A-Za-z0-9.]+?)-(?P<level>measured|cloud10|cloud)-(?P<variant>[a-z_]+)-"
+NAME = re.compile(r"^(?P<shape>VM\.[A-Za-z0-9.]+?)-(?P<level>measured|cloud10|cloud)-(?P<variant>[a-z0-9_]+)-"
                   r"(?P<policy>legacy|got_tick|force_retain|loehle|tglx_avg|periodic)-s(?P<seed>\d+)\.json$")
 
 def collect():
@@ -55,6 +56,7 @@ def collect():
                "lock_collisions_per_s": s["mutex_contended_per_s"], "futex_sleeps_per_s": s["futex_waits_per_s"],
                "halt_exits_per_s": s["halt_exits_per_s"], "ilb_kicks_per_s": s["ilb_kicks_per_s"],
                "migrations_per_s": s["migrations_per_s"], "episodes": x["packing.episodes"],
+               "colocated_pct": s.get("colocated_pct", float("nan")),
                "packed_ns": x["packing.packed_ns"], "max_len_ns": x["packing.max_len_ns"], "duration": dur,
                "len": {k: x["packing.len." + k] for k in LENS},
                "start": {k: x["packing.start." + k] for k in CAUSES}, "end": {k: x["packing.end." + k] for k in CAUSES}}
@@ -121,8 +123,8 @@ def table_small(cells):
                 pk, _ = stat(runs, "packed_pct")
                 ph, _ = stat(runs, "packed_phases_per_s")
                 mx = max(r["max_len_ns"] for r in runs.values()) / 1e6
-                out.append(f"| {shape} | {lname} | {p} | {ev:,.0f} ± {evci:,.0f} | {fmt_delta(d)} | {pk:.3f} | {ph:.2f} | "
-                           f"{mean_len_ms(runs):.2f} / {mx:.1f} | {stat(runs, 'lock_collisions_per_s')[0]:,.0f} | "
+                out.append(f"| {shape} | {lname} | {p} | {ev:,.0f} ± {evci:,.0f} | {fmt_delta(d)} | {pk:.4f} | {ph:.2f} | "
+                           f"{mean_len_ms(runs):.3f} / {mx:.3f} | {stat(runs, 'lock_collisions_per_s')[0]:,.0f} | "
                            f"{stat(runs, 'futex_sleeps_per_s')[0]:,.0f} | {stat(runs, 'halt_exits_per_s')[0]:,.0f} |")
     return "\n".join(out)
 
@@ -155,8 +157,8 @@ def table_large(cells):
         if not lg or not gt:
             continue
         d = paired_delta(cells, (shape, "cloud", "base", "got_tick"), (shape, "cloud", "base", "legacy"))
-        out.append(f"| {shape} | {stat(lg, 'events_per_s')[0]:,.0f} | {fmt_delta(d)} | {stat(lg, 'packed_pct')[0]:.3f} / "
-                   f"{stat(gt, 'packed_pct')[0]:.3f} | {stat(lg, 'packed_phases_per_s')[0]:.2f} / {stat(gt, 'packed_phases_per_s')[0]:.2f} |")
+        out.append(f"| {shape} | {stat(lg, 'events_per_s')[0]:,.0f} | {fmt_delta(d)} | {stat(lg, 'packed_pct')[0]:.4f} / "
+                   f"{stat(gt, 'packed_pct')[0]:.4f} | {stat(lg, 'packed_phases_per_s')[0]:.2f} / {stat(gt, 'packed_phases_per_s')[0]:.2f} |")
     return "\n".join(out)
 
 def table_ablation(cells):
@@ -172,9 +174,30 @@ def table_ablation(cells):
         vb = None if v == "base" else paired_delta(cells, (shape, level, v, "legacy"), (shape, level, "base", "legacy"))
         d = paired_delta(cells, (shape, level, v, "got_tick"), (shape, level, v, "legacy"))
         out.append(f"| {what} | {stat(lg, 'events_per_s')[0]:,.0f} | {'-' if vb is None else fmt_delta(vb)} | {fmt_delta(d)} | "
-                   f"{stat(lg, 'packed_pct')[0]:.3f} / {stat(gt, 'packed_pct')[0]:.3f} | "
+                   f"{stat(lg, 'packed_pct')[0]:.4f} / {stat(gt, 'packed_pct')[0]:.4f} | "
                    f"{stat(lg, 'packed_phases_per_s')[0]:.2f} / {stat(gt, 'packed_phases_per_s')[0]:.2f} | "
-                   f"{mean_len_ms(lg):.2f} / {mean_len_ms(gt):.2f} |")
+                   f"{mean_len_ms(lg):.3f} / {mean_len_ms(gt):.3f} |")
+    return "\n".join(out)
+
+def table_disturb(cells):
+    shape, level, v = DISTURB
+    keys = [(shape, level, v, p) for p in ("legacy", "got_tick", "loehle")]
+    out = [f"{shape}, background cloud, a busy task pinned to vCPU 1 for 5 ms every 50 ms, {n_dur(cells, keys)} per cell:", "",
+           "| policy | events/s | vs legacy | packed % | co-located % | packed phases/s | mean / max phase [ms] | "
+           "started by | ended by |", "|---" * 9 + "|"]
+    def causes(c):
+        return ", ".join(f"{k} {v}" for k, v in c.items() if v) or "-"
+    for p in ("legacy", "got_tick", "loehle"):
+        runs = cells.get((shape, level, v, p))
+        if not runs:
+            continue
+        d = None if p == "legacy" else paired_delta(cells, (shape, level, v, p), (shape, level, v, "legacy"))
+        st = {k: sum(r["start"][k] for r in runs.values()) for k in CAUSES}
+        en = {k: sum(r["end"][k] for r in runs.values()) for k in CAUSES}
+        mx = max(r["max_len_ns"] for r in runs.values()) / 1e6
+        out.append(f"| {p} | {stat(runs, 'events_per_s')[0]:,.0f} | {fmt_delta(d)} | {stat(runs, 'packed_pct')[0]:.3f} | "
+                   f"{stat(runs, 'colocated_pct')[0]:.2f} | {stat(runs, 'packed_phases_per_s')[0]:.2f} | "
+                   f"{mean_len_ms(runs):.3f} / {mx:.3f} | {causes(st)} | {causes(en)} |")
     return "\n".join(out)
 
 def main():
@@ -187,7 +210,8 @@ def main():
     with open(DOC) as f:
         doc = f.read()
     for name, fn in [("sysbench-reproduction", table_small), ("sysbench-phases", table_phases),
-                     ("sysbench-large", table_large), ("sysbench-ablation", table_ablation)]:
+                     ("sysbench-large", table_large), ("sysbench-ablation", table_ablation),
+                     ("sysbench-disturb", table_disturb)]:
         pat = re.compile(r"(<!-- BEGIN %s -->\n).*?(<!-- END %s -->)" % (name, name), re.S)
         if not pat.search(doc):
             sys.exit(f"{DOC}: no <!-- BEGIN {name} --> ... <!-- END {name} --> markers")
