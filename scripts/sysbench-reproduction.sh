@@ -9,7 +9,8 @@
 #         legacy/got_tick, each balancing path off), large (6 shapes, cloud, legacy/got_tick);
 #         disturb (VM.Standard2.1, cloud, a 5 ms / 50 ms busy task pinned to vCPU 1);
 #         default all. A part is resumed: runs whose JSON is there are not run again.
-# About 90 minutes on 2 cores with 5 seeds x 10 s (small 45, ablate 8, large 35).
+# On 2 cores with 5 seeds x 10 s: small ~45 min, ablate ~8, large ~10 for the 4-vCPU shapes
+# and ~25 per 8-vCPU shape, disturb ~5.
 set -eu
 RAW=${1:-results/sysbench-2026/raw}
 SEEDS=${2:-5}
