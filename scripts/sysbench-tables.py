@@ -9,7 +9,7 @@ usage: scripts/sysbench-tables.py [RAW] [SUMMARY] [docs/validation.md]"""
 import glob, json, math, os, re, sys
 
 RAW = sys.argv[1] if len(sys.argv) > 1 else "results/sysbench-2026/raw"
-SUMMARY = sys.argv[2] if len(sys.argv) > 2 else "results/sysbench-2026/summary.json"
+SUMMARY = sys.argv[2] if len(sys.argv) > 2 else "docs/data/sysbench-2026.json"
 DOC = sys.argv[3] if len(sys.argv) > 3 else "docs/validation.md"
 
 POLICIES = ["legacy", "got_tick", "force_retain", "loehle", "tglx_avg", "periodic"]

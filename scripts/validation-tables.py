@@ -103,7 +103,7 @@ def verdict(key, g, l):
 # H10 (packing) is read on the reported workload, sysbench threads, not on OLTP: its rows
 # come from the reproduction of scripts/sysbench-reproduction.sh (scripts/sysbench-tables.py
 # writes the summary), one per background level.
-PACKING = "results/sysbench-2026/summary.json"
+PACKING = "docs/data/sysbench-2026.json"
 PACKING_SHAPES = {"standard2.1": "VM.Standard2.1", "a1.flex.2": "VM.Standard.A1.Flex.2"}
 LEVELS = [("measured", "measured"), ("cloud", "cloud"), ("cloud10", "cloud x 10")]
 
