@@ -32,10 +32,8 @@ sim_ns min_phase_ns(GuestCpu& c, const Phase& ph) {
   }
 }
 
-}  // namespace
-
-bool phase_is_local(GuestCpu& c, const Task& t, const Phase& ph) {
-  if (!cpu_alone(c, t)) return false;
+// The phase's own part of phase_is_local(), the CPU's state aside.
+bool kind_local(GuestCpu& c, const Task& t, const Phase& ph) {
   switch (ph.kind) {
     case PhaseKind::Run:
     case PhaseKind::Yield:
@@ -46,17 +44,22 @@ bool phase_is_local(GuestCpu& c, const Task& t, const Phase& ph) {
   }
 }
 
+}  // namespace
+
+bool phase_is_local(GuestCpu& c, const Task& t, const Phase& ph) { return cpu_alone(c, t) && kind_local(c, t, ph); }
+
 sim_ns local_horizon(GuestCpu& c, const Task& t) {
+  if (!cpu_alone(c, t)) return 0;
   const auto& prog = t.program;
   std::size_t j = t.pc;
   for (; j < prog.size() && prog[j].kind != PhaseKind::Loop; ++j)
-    if (!phase_is_local(c, t, prog[j])) return 0;
-  if (j == prog.size() || !phase_is_local(c, t, prog[j])) return 0;
+    if (!kind_local(c, t, prog[j])) return 0;
+  if (j == prog.size()) return 0;
   auto body = static_cast<std::size_t>(prog[j].obj);
   if (body > t.pc) return 0;
   sim_ns per_pass = 0;
   for (std::size_t i = body; i < j; ++i) {
-    if (!phase_is_local(c, t, prog[i])) return 0;
+    if (!kind_local(c, t, prog[i])) return 0;
     per_pass += min_phase_ns(c, prog[i]);
   }
   // Task::loop_left: passes left, counting this one (0: the loop has not started).

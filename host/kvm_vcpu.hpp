@@ -56,9 +56,7 @@ class KvmVcpu final : public VirtualCpu {
   void net_xmit(std::uint64_t request) override;
   std::vector<std::uint64_t> io_completions() override;
   void notify_poller() override { bell_.ring(); }
-  void promise_local(sim_ns until) override {
-    if (local_stretches()) promise_local_until(std::min(until, next_event_time(true)));
-  }
+  void promise_local(sim_ns until) override { promise_local_until(std::min(until, next_event_time(true))); }
   bool promised_local() const override { return in_local_stretch(); }
   void revoke_local() override { bell_.revoke_promise(); }
 

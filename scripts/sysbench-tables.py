@@ -64,6 +64,9 @@ def collect():
         cells.setdefault(key, {})[int(m["seed"])] = run
     return cells
 
+def causes(c):
+    return ", ".join(f"{k} {v}" for k, v in c.items() if v) or "-"
+
 def paired_delta(cells, key, base_key, field="events_per_s"):
     a, b = cells.get(key, {}), cells.get(base_key, {})
     seeds = sorted(set(a) & set(b))
@@ -132,8 +135,6 @@ def table_phases(cells):
     out = ["Packed phases summed over the seeds: how long, how each started and how it ended "
            "(start/end: wake-up placement, a worker blocking, newidle, periodic, nohz idle balancing, active balance, other):", "",
            "| shape | background | policy | phases | < 1 / 1-10 / 10-100 / >= 100 ms | started by | ended by |", "|---" * 7 + "|"]
-    def causes(c):
-        return ", ".join(f"{k} {v}" for k, v in c.items() if v) or "-"
     for shape, _ in SMALL:
         for level, lname in LEVELS:
             for p in ["legacy", "got_tick"]:
@@ -185,8 +186,6 @@ def table_disturb(cells):
     out = [f"{shape}, background cloud, a busy task pinned to vCPU 1 for 5 ms every 50 ms, {n_dur(cells, keys)} per cell:", "",
            "| policy | events/s | vs legacy | packed % | co-located % | packed phases/s | mean / max phase [ms] | "
            "started by | ended by |", "|---" * 9 + "|"]
-    def causes(c):
-        return ", ".join(f"{k} {v}" for k, v in c.items() if v) or "-"
     for p in ("legacy", "got_tick", "loehle"):
         runs = cells.get((shape, level, v, p))
         if not runs:
