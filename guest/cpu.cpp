@@ -141,8 +141,9 @@ void GuestCpu::cpu_startup_entry() {
   for (auto& [t, delay] : boot_sleepers) hrtimers_.start(t->sleep_timer, now() + delay, k_.params().timer_slack_ns);
   next_balance = now() + (sd.empty() ? 0 : k_.get_sd_balance_interval(sd.front(), false));
   if (k_.params().background_timer_hz > 0) arm_background_timer();
-  // cpuidle-haltpoll: haltpoll_cpu_online() -> arch_haltpoll_enable(): no host polling
-  if (k_.params().cpuidle.driver == CpuidleDriver::Haltpoll) hw_->write_poll_control(false);
+  // cpuidle-haltpoll: haltpoll_cpu_online() -> arch_haltpoll_enable(): on x86 the host stops
+  // halt polling (MSR_KVM_POLL_CONTROL); arm64's is empty (no such MSR), KVM keeps polling
+  if (k_.params().cpuidle.driver == CpuidleDriver::Haltpoll && k_.params().isa == Isa::X86_64) hw_->write_poll_control(false);
   hw_->local_irq_enable();
   k_.packing_update(now(), LbCause::Other);  // the tasks this CPU boots with
   for (;;) {

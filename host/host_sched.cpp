@@ -1,6 +1,5 @@
 // The host's kernel/sched/fair.c (CFS: vruntime, wake-up preemption, slices) on the VM's
-// hardware threads, and its idle governor (drivers/cpuidle/governors/menu.c in spirit:
-// the deepest state whose target residency fits before the next timer event).
+// hardware threads; their idle loop is host/host_idle.cpp.
 #include "host/host_sched.hpp"
 #include "core/warn.hpp"
 
@@ -16,6 +15,7 @@ VTICK_PARAM_CTOR(HostSchedParams)
 
 HostScheduler::HostScheduler(Machine& m, HostSchedParams p) : p_(std::move(p)), costs_(m.costs) {
   for (auto& hw : m.threads) cpus_.push_back(std::make_unique<HostCpu>(*hw));
+  init_idle();
 }
 
 void HostScheduler::add_running(HostThread& t, int hw) {
@@ -54,43 +54,6 @@ sim_ns HostScheduler::next_timer_on(const HostCpu& c) const {
   return next;
 }
 
-// The idle loop picks a state. menu: the deepest state whose target residency fits
-// before the next timer event on this CPU (for a blocked vCPU: the guest's armed timer,
-// now a host hrtimer). promote: ask for the deepest allowed; reached by idle time.
-void HostScheduler::go_idle(HostCpu& c) {
-  sim_ns t = now();
-  c.idle_since = t;
-  ++c.stats.idle_entries;
-  int max = static_cast<int>(p_.max_cstate);
-  HostCState want = HostCState::C1;
-  if (p_.idle_governor == IdleGovernor::Menu) {
-    sim_ns next = next_timer_on(c);
-    sim_ns predicted = next == KTIME_MAX ? KTIME_MAX : next - t;
-    for (int s = max; s >= 0; --s)
-      if (costs_.cstate_residency_ns(static_cast<HostCState>(s)) <= predicted) { want = static_cast<HostCState>(s); break; }
-    ++c.stats.menu_choices[static_cast<int>(want)];
-  } else {
-    want = p_.max_cstate;
-  }
-  c.requested = want;
-  c.hw.set_cstate(want, t);
-  c.hw.set_activity(HwActivity::Idle, t);
-  trace::host_idle(t, -1 - c.hw.id(), want);  // host CPUs are -1, -2, ...
-}
-
-// The state the hardware thread is really in when woken: promotion by idle time, and a
-// core with a busy SMT sibling stays out of core C-states (C1 at most).
-HostCState HostScheduler::state_reached(HostCpu& c, sim_ns t) const {
-  int s = static_cast<int>(c.requested);
-  if (p_.idle_governor != IdleGovernor::Menu)
-    while (s > 0 && t - c.idle_since < costs_.cstate_residency_ns(static_cast<HostCState>(s))) --s;
-  if (HwThread* sib = c.hw.sibling()) {
-    int cap = sib->activity() == HwActivity::Idle ? static_cast<int>(sib->cstate()) : 0;
-    s = std::min(s, std::max(cap, 0));
-  }
-  return static_cast<HostCState>(s);
-}
-
 void HostScheduler::pick_next(HostCpu& c) {
   if (tracing()) trace::host_nr_running(now(), -1 - c.hw.id(), static_cast<int>(c.rq.size()));
   if (c.rq.empty()) {
@@ -115,15 +78,17 @@ void HostScheduler::pick_next(HostCpu& c) {
 void HostScheduler::wake(HostThread& t) {
   if (t.state != HostThread::State::Sleeping) return;
   ++t.wakeups;
-  t.next_timer = KTIME_MAX;
   HostCpu& c = cpu(select_cpu(t));
-  t.cpu = &c;
   sim_ns n = now();
+  // the idle CPU's past first: its governor saw this thread's timer until now
+  HostCState s = HostCState::C1;
+  sim_ns exit_latency = c.idle() ? idle_exit(c, n, s) : 0;
+  t.next_timer = KTIME_MAX;
+  t.cpu = &c;
   // place_entity(): a sleeper gets at most half a latency period of credit
   t.vruntime = std::max(t.vruntime, c.min_vruntime - p_.latency / 2);
   if (c.idle()) {
-    HostCState s = state_reached(c, n);
-    t.exit_latency = costs_.cstate_exit_ns(s);
+    t.exit_latency = exit_latency;
     ++c.stats.wakeups_from[static_cast<int>(s)];
     trace::host_idle_exit(n, -1 - c.hw.id(), s);
     trace::host_nr_running(n, -1 - c.hw.id(), 1);

@@ -183,7 +183,7 @@ bool KvmVcpu::process_events(bool in_guest) {
   if (in_guest && arrived && vm_.costs().isa == Isa::Arm64 && !vm_.params().kvm.direct_injection) {
     ++st_.exits.kick;
     kvm_exit(ExitReason::Kick);
-    enter_guest(vm_.costs().vmexit_ns + vm_.costs().host_irq_ns);
+    enter_guest(vm_.costs().vmexit_ns + vm_.costs().kick_ns);
   }
   if (in_guest && vm_.sched().must_yield(thread_)) preempt_exit();
   return irr_ != before;

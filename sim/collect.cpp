@@ -117,7 +117,7 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
     const HostCpuStats& hs = vm.sched().cpu(hw->id()).stats;
     add(m, p, hs);
     add_family(m, p, "wakeups_from.{}", cstates(), hs.wakeups_from);
-    add_family(m, p, "menu_choices.{}", cstates(), hs.menu_choices);
+    add_family(m, p, "idle_choices.{}", cstates(), hs.idle_choices);
   }
   for (IoThread* io : {vm.iothread(), vm.vhost()})
     if (io) add(m, "host." + io->thread().name + ".", io->stats());
@@ -175,7 +175,7 @@ const std::vector<MetricDoc>& metric_catalog() {
     one(T + "smt_co_busy_ns", "ns", C, "time both SMT siblings of the core were busy");
     put(T, HostCpuStats::descs());
     family(T, "wakeups_from.{}", cstates(), "count", "wake-ups of the idle hardware thread by the C-state left");
-    family(T, "menu_choices.{}", cstates(), "count", "the host idle governor's choices");
+    family(T, "idle_choices.{}", cstates(), "count", "the host idle governor's C-state choices");
     put("host.<thread>.", HostThreadStats::descs());
     return v;
   }();

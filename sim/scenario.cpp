@@ -327,9 +327,6 @@ void resolve_guest(Scenario& sc, const Values& v) {
   if (v.has("guest.cpuidle_driver") && g.cpuidle.driver != asked)
     fail(v.where("guest.cmdline"), std::string("guest.cmdline selects cpuidle driver '") + enum_name(g.cpuidle.driver) +
                                        "' but guest.cpuidle_driver = \"" + enum_name(asked) + "\"; set one of them");
-  if (g.cpuidle.driver == CpuidleDriver::Haltpoll && g.isa != Isa::X86_64)
-    fail(v.where("guest.cpuidle_driver"), "guest.cpuidle_driver = \"haltpoll\": cpuidle-haltpoll needs kvm_para_available() "
-                                          "(x86 guests); the arm64 port is an unmerged series. Allowed on arm64: none, single-state");
   if (g.nohz_full & 1ULL)
     fail(v.where("guest.cmdline"), "guest.cmdline: nohz_full must leave CPU 0 as the housekeeping (timekeeping) CPU");
   g.series = nohz_poll_series_switches(g.nohz_poll_series);

@@ -222,7 +222,7 @@ TEST_CASE("host idle on an SMT core: a far guest timer reaches C6 only while the
   // menu still asks for C6 (the idle time is counted in the requested state, as cpuidle's
   // stateN/time does), but the core cannot leave C0/C1 while its other thread runs: every
   // wake-up pays the shallow state's exit latency, none C6's
-  CHECK(r.metrics.get("pcpu1.menu_choices.C6") > 20);
+  CHECK(r.metrics.get("pcpu1.idle_choices.C6") > 20);
   CHECK(r.metrics.get("pcpu1.wakeups_from.C6") == 0);
   CHECK(r.metrics.get("pcpu1.wakeups_from.C1") > 20);
 }
@@ -313,15 +313,15 @@ static RunResult sleeper(sim_ns sleep, const std::vector<std::string>& sets) {
 
 TEST_CASE("menu host idle governor: a far guest timer lets the thread go deep (C6)") {
   RunResult r = sleeper(3000000, {"host.idle_governor=menu", "host.max_cstate=C6", "host.kvm.halt_poll_ns=0"});
-  CHECK(r.metrics.get("pcpu1.menu_choices.C6") > 20);
-  CHECK(r.metrics.get("pcpu1.menu_choices.C1") < 5);
+  CHECK(r.metrics.get("pcpu1.idle_choices.C6") > 20);
+  CHECK(r.metrics.get("pcpu1.idle_choices.C1") < 5);
   CHECK(r.metrics.get("pcpu1.wakeups_from.C6") > 20);  // the sibling idles too: the core goes deep
 }
 
 TEST_CASE("menu host idle governor: an imminent guest timer keeps the thread shallow (C1)") {
   RunResult r = sleeper(150000, {"host.idle_governor=menu", "host.max_cstate=C6", "host.kvm.halt_poll_ns=0"});
-  CHECK(r.metrics.get("pcpu1.menu_choices.C6") == 0);
-  CHECK(r.metrics.get("pcpu1.menu_choices.C1E") + r.metrics.get("pcpu1.menu_choices.C1") > 100);
+  CHECK(r.metrics.get("pcpu1.idle_choices.C6") == 0);
+  CHECK(r.metrics.get("pcpu1.idle_choices.C1E") + r.metrics.get("pcpu1.idle_choices.C1") > 100);
 }
 
 TEST_CASE("timer-aware polling: a guest timer within the threshold is polled up to") {

@@ -135,7 +135,7 @@ TEST_CASE("timeline: the hardware-thread lane shows the C-state reached as well 
       CHECK(reached[k] == v.get<int>());
     }
   REQUIRE(t.m["pcpu1.wakeups_from.C1"] == 17);  // 15 wake-ups of the worker, 2 nohz kicks
-  REQUIRE(t.m["pcpu1.menu_choices.C6"] == 18);
+  REQUIRE(t.m["pcpu1.idle_choices.C6"] == 18);
   // The SVG: drawn as C1, with a band of the C6 asked for, said in words.
   std::string svg = timeline(t.trace);
   CHECK(svg.find("<title>idle: C6 requested, C1 reached: ") != std::string::npos);

@@ -100,7 +100,13 @@ TEST_CASE("trace: --trace writes Perfetto JSON: named tracks, non-overlapping sl
   CHECK(slices.size() >= 12);  // 2 pCPUs, 2 vCPU threads, 3 tracks per vCPU, 2 tasks
   // what the trace shows is what the counters count
   CHECK(count(d, "X", "kvm_exit HLT") == metric(m, "vcpu0.exits.hlt") + metric(m, "vcpu1.exits.hlt"));
-  CHECK(count(d, "i", "tick_stop") == metric(m, "vcpu0.tick.idle_sleeps") + metric(m, "vcpu1.tick.idle_sleeps"));
+  // each tick_nohz_idle_stop_tick() that stops (or keeps stopped) the tick: the trace comes
+  // before the count, as the kernel orders them, so a vCPU still inside that timer write's
+  // exit when the run ends has one more instant than count
+  double sleeps = metric(m, "vcpu0.tick.idle_sleeps") + metric(m, "vcpu1.tick.idle_sleeps");
+  double stops = static_cast<double>(count(d, "i", "tick_stop"));
+  CHECK(stops >= sleeps);
+  CHECK(stops <= sleeps + 2);
   CHECK(count(d, "i", "tick_restart") == metric(m, "vcpu0.tick.restarts") + metric(m, "vcpu1.tick.restarts"));
   CHECK(count(d, "i", "ipi_send_cpu") == metric(m, "vcpu0.exits.ipi") + metric(m, "vcpu1.exits.ipi"));
   std::size_t exits = 0;
