@@ -57,6 +57,18 @@ struct SweepOptions {
 };
 int cmd_sweep(const SweepOptions& o);
 
+// vtick validate-suite: the published measurements of validation/*.toml against their bands.
+struct SuiteOptions {
+  std::string dir = "validation";
+  bool fast = false;          // only the cases marked fast (make test's subset)
+  std::string only;           // one case by its id (file name without .toml)
+  int jobs = 0;               // 0: number of cores
+  std::string json_path;      // every case's figures and verdict
+  std::string markdown_path;  // the table of docs/validation.md
+  bool quiet = false;
+};
+int cmd_validate_suite(const SuiteOptions& o);
+
 struct PlotOptions {
   std::string dir;                // a vtick sweep --out directory
   std::vector<std::string> at;    // KEY=VALUE: fix a swept key (default platform.vcpus=2 when swept)

@@ -86,8 +86,18 @@ int main(int argc, char** argv) {
   pl->add_option("--counters", po.counters, "A[,B]: summary metrics drawn against any swept key (default exits_per_s,halt_poll_time_pct)");
   pl->add_option("--policy", po.policy, "the policy of the change-by-vCPU-count figure (default got_tick)");
 
+  SuiteOptions vs;
+  auto* su = app.add_subcommand("validate-suite", "run the validation suite (validation/*.toml: published KVM measurements) against its bands");
+  su->add_option("--dir", vs.dir, "the suite's directory (default validation)");
+  su->add_flag("--fast", vs.fast, "only the fast cases (the subset make test runs)");
+  su->add_option("--case", vs.only, "run one case (its file name without .toml)");
+  su->add_option("--jobs", vs.jobs, "parallel processes (default: cores)")->check(CLI::Range(1, 256));
+  su->add_option("--json", vs.json_path, "write every case with its figure and verdict to FILE");
+  su->add_option("--markdown", vs.markdown_path, "write the table for docs/validation.md to FILE");
+  su->add_flag("--quiet", vs.quiet, "no progress lines");
+
   LogOptions log;
-  for (CLI::App* sub : {r, tl, v, l, c, w, pl}) add_log_options(sub, log);
+  for (CLI::App* sub : {r, tl, v, l, c, w, pl, su}) add_log_options(sub, log);
 
   try {
     app.parse(argc, argv);
@@ -112,6 +122,7 @@ int main(int argc, char** argv) {
     if (*l) return cmd_list(what);
     if (*w) return cmd_sweep(sw);
     if (*pl) return cmd_plot(po);
+    if (*su) return cmd_validate_suite(vs);
     if (*c) {
       if (policies.empty() && vary.empty()) {
         spdlog::error("compare: give --policies a,b,... or --vary KEY=V1,V2,...");

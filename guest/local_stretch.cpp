@@ -37,6 +37,7 @@ bool kind_local(GuestCpu& c, const Task& t, const Phase& ph) {
   switch (ph.kind) {
     case PhaseKind::Run:
     case PhaseKind::Yield:
+    case PhaseKind::Mark:
     case PhaseKind::Loop: return true;
     case PhaseKind::Lock:
     case PhaseKind::Unlock: return lock_private(c, t, ph);

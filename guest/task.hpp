@@ -24,6 +24,7 @@ enum class PhaseKind {
   Io,      // submit a block I/O request and sleep until its completion interrupt
   Net,     // send a request over virtio-net and sleep until the reply's interrupt
   Loop,    // jump back to phase `obj` until this phase has been passed `ns` times
+  Mark,    // the measured op starts here (its latency runs to the program's end)
   PickLock,// next event's lock: mutex obj + (shared counter++ % ns) (sysbench's lock_num)
   Exit,    // the task exits
 };

@@ -20,6 +20,7 @@ const char* phase_kind_name(PhaseKind k) {
     case PhaseKind::Io: return "io";
     case PhaseKind::Net: return "net";
     case PhaseKind::Loop: return "loop";
+    case PhaseKind::Mark: return "mark";
     case PhaseKind::PickLock: return "picklock";
     case PhaseKind::Exit: return "exit";
   }
@@ -61,6 +62,9 @@ bool run_phase(GuestCpu& c, Task& t, const Phase& ph) {
       if (++k.mutex(t.cur_lock).pickers > 1)
         for (const auto& q : k.tasks())
           if (q.get() != &t && q->cur_lock == t.cur_lock) k.cpu(q->cpu).hw().revoke_local();
+      return true;
+    case PhaseKind::Mark:
+      t.op_start = c.now();
       return true;
     case PhaseKind::Exit:
       c.syscall_enter();

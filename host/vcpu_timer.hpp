@@ -28,7 +28,7 @@ class VcpuTimer {
   sim_ns deadline() const { return armed() ? deadline_ : KTIME_MAX; }
 
   // When it fires: in guest mode at the deadline, outside it when the host timer does.
-  virtual sim_ns fire_time(bool guest_mode) const { return armed() ? deadline_ : KTIME_MAX; }
+  virtual sim_ns fire_time(bool /*guest_mode*/) const { return armed() ? deadline_ : KTIME_MAX; }
   // The timer expires at `now` if it is due: the expiry of a TSC-deadline timer clears
   // the deadline (the MSR reads 0), the vtimer's condition holds until rewritten.
   // Returns whether it fired (the caller makes LOCAL_TIMER pending).
@@ -37,7 +37,7 @@ class VcpuTimer {
   virtual void vcpu_blocking(VcpuStats& st) = 0;
   virtual void vcpu_unblocking() = 0;
   // Busy-wait owed on entry so the guest never sees its timer early (x86 advance).
-  virtual sim_ns wait_before_entry(sim_ns now) { return 0; }
+  virtual sim_ns wait_before_entry(sim_ns /*now*/) { return 0; }
   virtual sim_ns timer_advance_ns() const { return 0; }
   // INIT / CPU_ON resets the timer.
   virtual void reset() { deadline_ = 0; }

@@ -1,5 +1,6 @@
 // Tasks written by the user in the scenario ([[workload.task]]), rt-app style: a program
 // of phases per task (docs/cli.md, "Task programs").
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -60,6 +61,8 @@ Phase parse_phase(const std::string& line, GuestKernel* k, ScriptNames* names, s
     p.kind = PhaseKind::Io;
   } else if (op == "net") {
     p.kind = PhaseKind::Net;
+  } else if (op == "mark") {
+    p.kind = PhaseKind::Mark;
   } else if (op == "exit") {
     p.kind = PhaseKind::Exit;
   } else if (op == "loop") {
@@ -72,7 +75,7 @@ Phase parse_phase(const std::string& line, GuestKernel* k, ScriptNames* names, s
     p.ns = count;
   } else {
     err = "'" + line + "': unknown phase; allowed: run D [jitter], sleep D [jitter], lock M, unlock M, wait E, wake E, "
-                       "yield, io, net, loop TARGET COUNT, exit";
+                       "yield, io, net, mark, loop TARGET COUNT, exit";
   }
   return p;
 }
@@ -101,7 +104,9 @@ class Script final : public Workload {
         }
         int cpu = 0;
         while (cpu < n && !((st.cpus >> cpu) & 1)) ++cpu;
-        add_task(k, st.count > 1 ? st.name + "-" + std::to_string(c) : st.name, prog, cpu % n, st.cpus & all_cpus(n));
+        bool marked = std::any_of(prog.begin(), prog.end(), [](const Phase& p) { return p.kind == PhaseKind::Mark; });
+        Task& t = add_task(k, st.count > 1 ? st.name + "-" + std::to_string(c) : st.name, prog, cpu % n, st.cpus & all_cpus(n));
+        t.measure_ops = marked;  // op latency: from its mark to the program's end
       }
   }
 };
