@@ -48,7 +48,7 @@ double c0_pct(const json& r) {  // mean over the VM's hardware threads
   double measured = r["manifest"].value("measured_ns", 0.0), sum = 0;
   int n = 0;
   for (auto& [k, v] : r["metrics"].items())
-    if (k.rfind("pcpu", 0) == 0 && k.size() > 11 && k.compare(k.size() - 11, 11, "time.c0_ns") == 0 && v.is_number()) {
+    if (k.rfind("pcpu", 0) == 0 && k.size() > 11 && k.compare(k.size() - 11, 11, ".time.c0_ns") == 0 && v.is_number()) {
       sum += v.get<double>();
       ++n;
     }

@@ -83,6 +83,7 @@ struct Task {
   UserSpace* user = nullptr;       // its process's user-space state (the workload's)
   bool measure_ops = false;        // record each op's duration (latency percentiles)
   sim_ns op_start = 0;
+  bool op_end_pending = false;     // the program's last phase blocked: the op ends when it runs again
   sim_ns exited_at = -1;
 
   // results

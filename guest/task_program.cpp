@@ -149,7 +149,18 @@ static void local_stretch_point(GuestCpu& c, Task& t) {
   }
 }
 
+// An op that ended in a phase that blocked (a wait, a sleep, a net reply) ends when
+// the task runs again, not when it blocked.
+static void end_op(GuestCpu& c, Task& t) {
+  t.user->op_latency.push_back(c.now() - t.op_start);
+  t.op_start = c.now();
+}
+
 void run_task_program(GuestCpu& c, Task& t) {
+  if (t.op_end_pending) {
+    t.op_end_pending = false;
+    end_op(c, t);
+  }
   while (!c.need_resched && t.state == TaskState::Running) {
     local_stretch_point(c, t);
     if (!run_phase(c, t, t.program[t.pc])) continue;
@@ -157,8 +168,8 @@ void run_task_program(GuestCpu& c, Task& t) {
       t.pc = 0;
       ++t.ops;
       if (t.measure_ops && t.user) {
-        t.user->op_latency.push_back(c.now() - t.op_start);
-        t.op_start = c.now();
+        if (t.state == TaskState::Running) end_op(c, t);
+        else t.op_end_pending = true;
       }
     }
   }
