@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: demo test deps configure build bench clean
+.PHONY: demo test deps configure build bench validate clean
 
 deps:
 	@scripts/install-deps.sh
@@ -20,6 +20,9 @@ demo: build
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+validate: build
+	@$(BUILD)/cli/vtick validate-suite
 
 bench: build
 	@$(BUILD)/bench/vtick_bench

@@ -201,7 +201,9 @@ std::string markdown(const std::vector<Case>& cases) {
   std::ostringstream o;
   o << "| case | arch | published | band | vtick | verdict |\n|---|---|---|---|---|---|\n";
   for (const auto& k : cases) {
-    std::string src = k.url.empty() ? k.source : "[" + k.source + "](" + k.url + ")";
+    std::string esc;  // the source's own brackets ("[PATCH v8 ...]") would end the link text
+    for (char ch : k.source) esc += (ch == '[' || ch == ']') ? std::string("\\") + ch : std::string(1, ch);
+    std::string src = k.url.empty() ? esc : "[" + esc + "](" + k.url + ")";
     o << "| `" << k.id << "`: " << k.title << " (" << src << ") | " << k.arch << " | " << k.published << " | " << num(k.lo) << " .. "
       << num(k.hi) << " " << unit_of(k) << " | " << num(k.vtick) << " | " << k.verdict
       << (k.verdict != "PASS" && !k.explanation.empty() ? ": " + k.explanation : "") << " |\n";

@@ -1,6 +1,7 @@
 #!/bin/sh
-# The evidence of docs/validation.md, regenerated: the reproduction on both OCI shapes,
-# the ablation tables, the hypothesis search and the amplifier sweep. Writes text tables
+# The evidence of docs/validation.md, regenerated: the validation suite (validation/), the
+# reproduction on both OCI shapes, the ablation tables, the hypothesis search and the
+# amplifier sweep. Writes text tables
 # and JSON to OUT (default results/reproduction); scripts/validation-tables.py OUT then
 # rewrites the tables of docs/validation.md. Takes about 50 minutes on 2 cores.
 # usage: scripts/reproduce.sh [OUT] [SEEDS] [DURATION]
@@ -12,6 +13,9 @@ VTICK=${VTICK:-build/cli/vtick}
 export VTICK
 mkdir -p "$OUT"
 step() { echo "== $*" >&2; }
+
+step "validation suite (validation/*.toml; a known FAIL does not stop the rest)"
+$VTICK validate-suite --quiet --json "$OUT/validation-suite.json" --markdown "$OUT/validation-suite.md" > "$OUT/validation-suite.txt" || true
 
 for s in standard2.1-oltp a1.flex.2-oltp; do
   step "reproduction: $s, 5 policies x $SEEDS seeds x $DUR"

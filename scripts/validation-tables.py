@@ -155,10 +155,14 @@ def amplifier():
                    f"{c[3].replace('+-', '± ')} | {c[4].replace('+-', '± ')} | {verdict(key, c[3], c[4])} |")
     return "\n".join(out)
 
+def validation_suite():  # vtick validate-suite --markdown, written by scripts/reproduce.sh
+    with open(os.path.join(DIR, "validation-suite.md")) as f:
+        return f.read().rstrip("\n")
+
 def main():
     with open(DOC) as f:
         doc = f.read()
-    for name, fn in [("reproduction", reproduction), ("counters", counters), ("ablation", ablation),
+    for name, fn in [("validation-suite", validation_suite), ("reproduction", reproduction), ("counters", counters), ("ablation", ablation),
                      ("hypotheses", hypotheses), ("amplifier", amplifier)]:
         pat = re.compile(r"(<!-- BEGIN %s -->\n).*?(<!-- END %s -->)" % (name, name), re.S)
         if not pat.search(doc):
