@@ -18,8 +18,9 @@ constexpr sim_ns kNoLatencyLimit = 2000 * NSEC_PER_SEC;  // PM_QOS_CPU_LATENCY_D
 }  // namespace
 
 // The host cpuidle driver's table: intel_idle / acpi_idle put POLL first on x86;
-// cpuidle-psci and ACPI LPI start at WFI on arm64. States beyond max_cstate are disabled,
-// and a state no different from the one before it is not a state of its own.
+// cpuidle-psci and ACPI LPI start at WFI on arm64. States beyond max_cstate are not
+// registered (intel_idle.max_cstate, processor.max_cstate), and a state no different from
+// the one before it (Milan's and Altra's C1E) is not a state of its own.
 std::vector<cpuidle::CpuidleState> host_idle_states(const ArchCosts& c, HostCState max, std::vector<int>& as_cstate) {
   std::vector<cpuidle::CpuidleState> st;
   as_cstate.clear();
@@ -27,12 +28,12 @@ std::vector<cpuidle::CpuidleState> host_idle_states(const ArchCosts& c, HostCSta
     st.push_back({"POLL", 0, 0, true, false});
     as_cstate.push_back(-1);
   }
-  for (int s = 0; s < kNumCStates; ++s) {
+  for (int s = 0; s <= static_cast<int>(max); ++s) {
     auto cs = static_cast<HostCState>(s);
-    cpuidle::CpuidleState x{cstate_name(cs), c.cstate_exit_ns(cs), c.cstate_residency_ns(cs), false, s > static_cast<int>(max)};
-    if (s > 0 && x.exit_latency_ns == c.cstate_exit_ns(static_cast<HostCState>(s - 1)) &&
-        x.target_residency_ns == c.cstate_residency_ns(static_cast<HostCState>(s - 1)))
-      x.disabled = true;
+    cpuidle::CpuidleState x{cstate_name(cs), c.cstate_exit_ns(cs), c.cstate_residency_ns(cs), false, false};
+    if (!st.empty() && !st.back().polling && x.exit_latency_ns == st.back().exit_latency_ns &&
+        x.target_residency_ns == st.back().target_residency_ns)
+      continue;
     st.push_back(x);
     as_cstate.push_back(s);
   }
@@ -115,12 +116,12 @@ void HostScheduler::cpuidle_idle_call(HostCpu& c, sim_ns t) {
   c.seg_end = c.tick_stopped ? KTIME_MAX : next_tick;
   const cpuidle::CpuidleState& s = states_[static_cast<size_t>(idx)];
   if (s.polling) {
+    // poll_idle() leaves only on need_resched or its time limit; a tick meanwhile is
+    // handled while polling and only marks the period (tick_nohz_idle_got_tick())
     ++c.stats.poll_choices;
     c.dev.poll_time_limit = false;  // poll_idle() clears it on entry
-    if (t + poll_limit_ < c.seg_end) {
-      c.seg_end = t + poll_limit_;
-      c.seg_by_tick = false;
-    }
+    c.seg_by_tick = !c.tick_stopped && next_tick <= t + poll_limit_;
+    c.seg_end = t + poll_limit_;
     // Kept as idle at C1 for the SMT sibling: a POLL lasts cpuidle_poll_time() at most
     // (20 us on Skylake-SP) and its end is only replayed at the next wake-up, when a
     // sibling's speed can no longer change in the past.
@@ -139,28 +140,42 @@ void HostScheduler::cpuidle_idle_call(HostCpu& c, sim_ns t) {
 }
 
 // The segments that ended before t without a wake-up: a host tick or a POLL timeout woke
-// the CPU, the governor learnt of it (cpuidle_reflect()) and chose again after the exit.
+// the CPU, the governor learnt of it (cpuidle_reflect()) and chose again once out of the
+// state. Strictly before t: a wake-up at the same instant is seen first (need_resched is
+// checked before the governor runs, and poll_idle()'s time limit is a strict test).
 void HostScheduler::idle_catch_up(HostCpu& c, sim_ns t) {
-  while (c.idle_idx >= 0 && c.seg_end <= t) {
+  if (p_.idle_governor == IdleGovernor::Poll || p_.idle_governor == IdleGovernor::Promote) return;
+  for (;;) {
+    if (c.idle_idx < 0) {  // leaving a state after an internal wake-up, until seg_start
+      if (c.seg_start >= t) return;
+      cpuidle_idle_call(c, c.seg_start);
+      continue;
+    }
+    if (c.seg_end >= t) return;
     sim_ns e = c.seg_end;
-    sim_ns lat = states_[static_cast<size_t>(c.idle_idx)].exit_latency_ns;
-    c.dev.last_residency_ns = e - c.seg_start + lat;
-    if (c.seg_by_tick) ++c.stats.tick_wakeups;
-    else {
+    const cpuidle::CpuidleState& s = states_[static_cast<size_t>(c.idle_idx)];
+    sim_ns lat = 0;
+    if (s.polling) {
       ++c.stats.poll_timeouts;
       c.dev.poll_time_limit = true;
+      c.leaving = HostCState::C1;
+    } else {
+      ++c.stats.tick_wakeups;
+      c.leaving = state_reached(c, e);
+      lat = costs_.cstate_exit_ns(c.leaving);
     }
+    c.dev.last_residency_ns = e - c.seg_start + lat;
     c.gov->reflect(c.dev, c.idle_idx, c.seg_by_tick);
-    // the tick handler's few microseconds stay idle time here, for the same reason
-    sim_ns resume = e + lat;
-    if (resume > t) {  // the wake-up finds it still leaving that state
-      c.seg_start = resume;
-      c.seg_end = KTIME_MAX;
-      c.idle_idx = -1;
-      return;
-    }
-    cpuidle_idle_call(c, resume);
+    // the tick handler's few microseconds stay idle time: they only show at this replay,
+    // when the SMT sibling's speed can no longer change in the past
+    c.idle_idx = -1;
+    c.seg_start = e + lat;
   }
+}
+
+void HostScheduler::sync_idle(sim_ns t) {
+  for (auto& c : cpus_)
+    if (c->idle()) idle_catch_up(*c, t);
 }
 
 // The wake-up at t: the exit latency still to pay, and the governor's reflect() of the
@@ -170,13 +185,15 @@ sim_ns HostScheduler::idle_exit(HostCpu& c, sim_ns t, HostCState& reached) {
     reached = HostCState::C1;
     return 0;
   }
+  if (HwThread* sib = c.hw.sibling())  // its state now, for the core C-state cap
+    if (cpus_[static_cast<size_t>(sib->id())]->idle()) idle_catch_up(*cpus_[static_cast<size_t>(sib->id())], t);
   if (p_.idle_governor == IdleGovernor::Promote) {
     reached = state_reached(c, t);
     return costs_.cstate_exit_ns(reached);
   }
   idle_catch_up(c, t);
-  if (c.idle_idx < 0) {  // between a tick's wake-up and the next choice
-    reached = HostCState::C1;
+  if (c.idle_idx < 0) {  // still leaving the state an internal wake-up woke it from
+    reached = c.leaving;
     return c.seg_start - t;
   }
   const cpuidle::CpuidleState& s = states_[static_cast<size_t>(c.idle_idx)];

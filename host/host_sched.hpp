@@ -102,8 +102,9 @@ class HostCpu {
   int idle_idx = -1;
   sim_ns seg_start = 0;
   sim_ns seg_end = KTIME_MAX;
-  bool seg_by_tick = false;
+  bool seg_by_tick = false;         // a C-state segment ends at the tick; a POLL had a tick in it
   bool tick_stopped = false;
+  HostCState leaving = HostCState::C1;  // the state an internal wake-up left (idle_idx < 0)
   HostCpuStats stats;
   bool idle() const { return curr == nullptr; }
   int nr_running() const { return static_cast<int>(rq.size()) + (curr ? 1 : 0); }
@@ -131,6 +132,8 @@ class HostScheduler {
   sim_ns wait_until_running(HostThread& t);
   // t (running) gives its CPU up: to sleep, or preempted / yielding (still runnable).
   void schedule_out(HostThread& t, bool still_runnable);
+  // Replays the internal wake-ups of every idle CPU up to t (before counters are read).
+  void sync_idle(sim_ns t);
   // For the running thread's actor: must it give the CPU up now?
   bool must_yield(const HostThread& t) const;
   // When the running thread's slice ends if others wait (KTIME_MAX if none).
