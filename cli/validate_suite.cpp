@@ -69,6 +69,14 @@ const SuiteMetric* find_metric(const std::string& name) {
   return nullptr;
 }
 
+std::string num(double x) {
+  if (!std::isfinite(x)) return "n/a";
+  char b[32];
+  double a = std::fabs(x);
+  std::snprintf(b, sizeof b, a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3f", x);
+  return b;
+}
+
 struct Case {
   std::string id, file, title, arch, source, url, setup, published, band_rule, band_chosen, pins, explanation;
   double value = NAN, lo = NAN, hi = NAN;
@@ -117,7 +125,8 @@ void only_keys(const std::string& file, const toml::table& t, const char* sectio
     if (std::find(allowed.begin(), allowed.end(), std::string(k.str())) == allowed.end()) {
       std::string list;
       for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      throw Bad(where(file, v) + ": unknown key " + section + "." + std::string(k.str()) + "; allowed: " + list);
+      throw Bad(where(file, v) + ": unknown key " + (*section ? std::string(section) + "." : std::string()) + std::string(k.str()) +
+                "; allowed: " + list);
     }
 }
 
@@ -158,8 +167,10 @@ Case load_case(const fs::path& path) {
     throw Bad(where(file, *c->get("metric")) + ": case.metric = \"" + metric + "\": allowed " + list);
   }
   const toml::node* v = c->get("value");
-  if (!v || !(v->is_floating_point() || v->is_integer())) throw Bad(file + ": case.value (the published figure, a number) is required");
+  if (!v || !(v->is_floating_point() || v->is_integer()))
+    throw Bad((v ? where(file, *v) : file) + ": case.value (the published figure, a finite number) is required");
   k.value = v->value<double>().value_or(NAN);
+  if (!std::isfinite(k.value)) throw Bad(where(file, *v) + ": case.value must be a finite number");
   const toml::node* b = c->get("band");
   const toml::array* ba = b ? b->as_array() : nullptr;
   if (!ba || ba->size() != 2 || !(*ba)[0].value<double>() || !(*ba)[1].value<double>())
@@ -167,6 +178,22 @@ Case load_case(const fs::path& path) {
   k.lo = *(*ba)[0].value<double>();
   k.hi = *(*ba)[1].value<double>();
   if (!(std::isfinite(k.lo) && std::isfinite(k.hi) && k.lo < k.hi)) throw Bad(where(file, *b) + ": case.band: low < high, both finite");
+  // validation/README.md's rule, from the value: the band is the rule's, not a choice
+  if (k.band_rule != "A" && k.band_rule != "B" && k.band_rule != "C")
+    throw Bad(where(file, *c->get("band_rule")) + ": case.band_rule = \"" + k.band_rule + "\": allowed A, B, C (validation/README.md)");
+  double rlo, rhi;
+  if (k.band_rule == "A") rlo = k.value / 1.5, rhi = k.value * 1.5;
+  else if (k.band_rule == "B") rlo = k.value / 2, rhi = k.value * 2;
+  else {
+    double d = std::max(0.1, std::fabs(1 - k.value) / 2);
+    rlo = k.value - d, rhi = k.value + d;
+  }
+  auto off = [](double x, double want) { return std::fabs(x - want) > 1e-3 * std::fabs(want) + 1e-4; };
+  if (off(k.lo, rlo) || off(k.hi, rhi)) {
+    char want[96];
+    std::snprintf(want, sizeof want, "[%.4g, %.4g]", rlo, rhi);
+    throw Bad(where(file, *b) + ": case.band is not rule " + k.band_rule + "'s band for value " + num(k.value) + ": " + want);
+  }
   if (const toml::node* f = c->get("fast")) {
     if (!f->is_boolean()) throw Bad(where(file, *f) + ": case.fast must be true or false");
     k.fast = f->as_boolean()->get();
@@ -178,21 +205,34 @@ Case load_case(const fs::path& path) {
   if (k.expect_fail && k.explanation.empty()) throw Bad(file + ": case.expect = \"fail\" needs case.explanation (why it fails)");
   std::string sc = text(file, *c, "scenario", true);
   k.scenario = (path.parent_path() / sc).lexically_normal().string();
+  if (!fs::is_regular_file(k.scenario))
+    throw Bad(where(file, *c->get("scenario")) + ": case.scenario = \"" + sc + "\": " + k.scenario + " is not a file");
   k.sets = strings(file, *c, "set", "case");
-  if (const toml::table* bt = doc["baseline"].as_table()) {
+  if (const toml::node* bn = doc.get("baseline")) {
+    const toml::table* bt = bn->as_table();
+    if (!bt) throw Bad(where(file, *bn) + ": baseline must be a table ([baseline] with set = [...])");
     only_keys(file, *bt, "baseline", {"set"});
     k.has_baseline = true;
     k.baseline_sets = strings(file, *bt, "set", "baseline");
   }
+  if (k.has_baseline != (k.band_rule == "C"))
+    throw Bad(file + ": a ratio ([baseline]) takes band_rule C, an absolute figure A or B");
   return k;
 }
 
-std::string num(double x) {
-  if (!std::isfinite(x)) return "n/a";
+
+// A band's bound as written in its file (4 significant digits), never rounded into it.
+std::string band_text(double x) {
   char b[32];
-  double a = std::fabs(x);
-  std::snprintf(b, sizeof b, a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3f", x);
+  std::snprintf(b, sizeof b, "%.4g", x);
   return b;
+}
+
+// Text in a markdown table cell: a '|' would end the cell, a newline the row.
+std::string cell(std::string t) {
+  std::string o;
+  for (char ch : t) o += ch == '|' ? std::string("\\|") : ch == '\n' ? std::string(" ") : std::string(1, ch);
+  return o;
 }
 
 std::string unit_of(const Case& k) { return k.has_baseline ? "ratio" : k.metric->unit; }
@@ -204,9 +244,9 @@ std::string markdown(const std::vector<Case>& cases) {
     std::string esc;  // the source's own brackets ("[PATCH v8 ...]") would end the link text
     for (char ch : k.source) esc += (ch == '[' || ch == ']') ? std::string("\\") + ch : std::string(1, ch);
     std::string src = k.url.empty() ? esc : "[" + esc + "](" + k.url + ")";
-    o << "| `" << k.id << "`: " << k.title << " (" << src << ") | " << k.arch << " | " << k.published << " | " << num(k.lo) << " .. "
-      << num(k.hi) << " " << unit_of(k) << " | " << num(k.vtick) << " | " << k.verdict
-      << (k.verdict != "PASS" && !k.explanation.empty() ? ": " + k.explanation : "") << " |\n";
+    o << "| `" << k.id << "`: " << cell(k.title) << " (" << cell(src) << ") | " << k.arch << " | " << cell(k.published) << " | "
+      << band_text(k.lo) << " .. " << band_text(k.hi) << " " << unit_of(k) << " | " << num(k.vtick) << " | " << k.verdict
+      << (k.verdict != "PASS" && !k.explanation.empty() ? ": " + cell(k.explanation) : "") << " |\n";
   }
   return o.str();
 }
@@ -227,10 +267,22 @@ int cmd_validate_suite(const SuiteOptions& o) {
       if (!o.only.empty() && k.id != o.only) continue;
       cases.push_back(std::move(k));
     }
-    if (cases.empty()) throw Bad(o.only.empty() ? o.dir + ": no case files (*.toml)" : "--case " + o.only + ": no such case in " + o.dir);
+    if (cases.empty())
+      throw Bad(o.only.empty() ? o.dir + ": no case files (*.toml)"
+                               : "--case " + o.only + ": no such case in " + o.dir + (o.fast ? " among the fast ones" : ""));
     for (const auto& k : cases) {  // bad input fails here, before any run
-      load_scenario(k.scenario, k.sets);
-      if (k.has_baseline) load_scenario(k.scenario, k.baseline_sets);
+      auto check = [&](const std::vector<std::string>& sets, const char* what) {
+        Scenario sc;
+        try {
+          sc = load_scenario(k.scenario, sets);
+        } catch (const InputError& e) {
+          throw Bad(k.file + ": " + what + " of this case: " + e.what());
+        }
+        const char* isa = sc.costs.isa == Isa::X86_64 ? "x86_64" : "arm64";
+        if (k.arch != isa) throw Bad(k.file + ": case.arch = \"" + k.arch + "\" but its scenario runs " + isa);
+      };
+      check(k.sets, "the scenario with case.set");
+      if (k.has_baseline) check(k.baseline_sets, "the scenario with baseline.set");
     }
   } catch (const Bad& e) {
     spdlog::error("{}", e.what());
@@ -283,6 +335,7 @@ int cmd_validate_suite(const SuiteOptions& o) {
   }
   rmdir(dir.c_str());
   int failed = 0;
+  std::vector<std::string> errors(cases.size());
   json out = json::array();
   for (size_t j = 0; j < jobs.size(); ++j) {
     if (jobs[j].baseline) continue;
@@ -296,6 +349,9 @@ int cmd_validate_suite(const SuiteOptions& o) {
     }
     k.vtick = x;
     k.verdict = !ok || !std::isfinite(x) ? "ERROR" : (x >= k.lo && x <= k.hi ? "PASS" : "FAIL");
+    for (size_t r : {j, j + 1})
+      if (r < jobs.size() && jobs[r].c == jobs[j].c && status[r] != 0)
+        errors[jobs[j].c] = runs[r].is_object() ? runs[r]["manifest"].value("error", "the run failed") : "the run left no result";
     if (k.verdict != "PASS") ++failed;
     out.push_back({{"case", k.id},
                    {"title", k.title},
@@ -313,10 +369,16 @@ int cmd_validate_suite(const SuiteOptions& o) {
                    {"explanation", k.explanation}});
   }
   std::printf("%-34s %-6s %-24s %-22s %-10s %s\n", "case", "arch", "published", "band", "vtick", "verdict");
-  for (const auto& k : cases)
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& k = cases[i];
+    std::string note = k.verdict == "ERROR"  ? ": " + errors[i]
+                       : k.verdict == "FAIL" ? (k.expect_fail ? " (known: see its file)" : " (unexpected)")
+                       : k.expect_fail       ? " (unexpected: its file says expect = \"fail\")"
+                                             : "";
     std::printf("%-34s %-6s %-24s %-22s %-10s %s%s\n", k.id.c_str(), k.arch.c_str(), k.published.substr(0, 24).c_str(),
-                (num(k.lo) + " .. " + num(k.hi) + " " + unit_of(k)).c_str(), num(k.vtick).c_str(), k.verdict.c_str(),
-                k.verdict != "PASS" && k.expect_fail ? " (known: see its file)" : "");
+                (band_text(k.lo) + " .. " + band_text(k.hi) + " " + unit_of(k)).c_str(), num(k.vtick).c_str(), k.verdict.c_str(),
+                note.c_str());
+  }
   std::printf("%zu cases: %zu pass, %d fail\n", cases.size(), cases.size() - static_cast<size_t>(failed), failed);
   if (!o.json_path.empty() && !write_output("--json", o.json_path, out.dump(1) + "\n")) return 1;
   if (!o.markdown_path.empty() && !write_output("--markdown", o.markdown_path, markdown(cases))) return 1;

@@ -71,7 +71,7 @@ inline const char* cstate_name(HostCState s) { return enum_name(s); }
     500, 10000, "ns", "[EST] half of the scheduler round trip; " HALT_POLL_RST,                                              \
     "vCPU thread wake-up: handler, schedule() in, vcpu_load")                                                \
   P(sim_ns, halt_resume_ns, ".halt_resume_ns", Float,                                                                         \
-    Def(400).on("milan", 400, 100, 3000, "[EST] as skylake-sp")                                                              \
+    Def(400).on("milan", 400, 100, 3000, "[EST] SVM has no preemption timer to switch back to: kvm_vcpu_halt()'s tail and the injection on entry")                                                              \
         .on("altra", 1500, 300, 5000, ARM_HALTPOLL ": a trapped-WFI wake costs ~3.3 us more than a polling guest's, ~1.3 of it the sender's SGI trap; the rest is kvm_vcpu_wfi()'s kvm_vgic_load() and kvm_vgic_flush_hwstate() before entry"), \
     100, 3000, "ns", "[EST] vcpu_block() tail: kvm_lapic_switch_to_hv_timer() (hrtimer_cancel, preemption timer) and the injection on entry", \
     "a halt's return to guest mode once woken (polled or blocked): the arch's halt tail and injection")             \

@@ -34,7 +34,9 @@ std::vector<ScriptTask> parse_script_tasks(const toml::node& node, const std::st
         st.count = static_cast<int>(v.as_integer()->get());
         if (st.count < 1 || st.count > 1024) fail(w, "workload.task.count: allowed 1 .. 1024");
       } else if (key == "program" && v.is_array()) {
-        bool takes_time = false;  // lock, unlock and loop can take no time at all (a user-space CAS)
+        bool takes_time = false;  // lock, unlock, loop and mark can take no time at all (a user-space CAS)
+        bool marked = false;
+        std::string last;
         for (const toml::node& line : *v.as_array()) {
           if (!line.is_string()) fail(at(line), "workload.task.program: each phase is a string, e.g. \"run 100us\"");
           std::string err = check_script_phase(line.as_string()->get());
@@ -49,8 +51,14 @@ std::vector<ScriptTask> parse_script_tasks(const toml::node& node, const std::st
             fail(at(line), "workload.task.program: '" + line.as_string()->get() + "': a loop jumps back to an earlier phase, 0 .. " +
                                std::to_string(static_cast<long>(st.program.size()) - 1));
           st.program.push_back(line.as_string()->get());
-          if (op != "lock" && op != "unlock" && op != "loop") takes_time = true;
+          if (op != "lock" && op != "unlock" && op != "loop" && op != "mark") takes_time = true;
+          if (op == "mark") marked = true;
+          last = op;
         }
+        // the op a mark starts ends at the program's end: there must be one, after it
+        if (marked && (last == "mark" || last == "exit"))
+          fail(at(v), "workload.task.program: 'mark' starts the op that the end of the program finishes: it needs phases "
+                      "after it, and a program that ends in 'exit' has no end to finish it");
         if (!st.program.empty() && !takes_time)
           fail(at(v), "workload.task.program: only lock, unlock and loop phases: the task would spin without time "
                       "passing; add a run, sleep, wait, wake, yield, io, net or exit phase");

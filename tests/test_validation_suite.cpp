@@ -67,7 +67,9 @@ TEST_CASE("validate-suite: a case's figure is its scenario's, and a ratio divide
   write_case(dir, "a.toml", body);
   // the same run as its own baseline: the ratio is exactly 1
   std::string ratio = body;
-  ratio.replace(ratio.find("band = [6.74, 26.96]"), 20, "band = [0.999, 1.001]");
+  ratio.replace(ratio.find("value = 13.48"), 13, "value = 1.0");
+  ratio.replace(ratio.find("band = [6.74, 26.96]"), 20, "band = [0.9, 1.1]");
+  ratio.replace(ratio.find("band_rule = \"B\""), 15, "band_rule = \"C\"");
   write_case(dir, "b.toml", ratio + "\n[baseline]\nset = [\"run.duration=50ms\", \"run.warmup=10ms\"]\n");
   std::string j = test::temp_path("suite-ratio.json");
   auto r = test::run_cli("validate-suite --dir " + dir + " --quiet --json " + j);
@@ -98,6 +100,12 @@ TEST_CASE("validate-suite: bad case files are refused with file, line and what i
       {good + "expect = \"fail\"\n", "needs case.explanation"},
       {[&] { std::string b = good; b.replace(b.find("arm64"), 5, "sparc"); return b; }(), "allowed x86_64, arm64"},
       {"[case\n", "a.toml:"},
+      {[&] { std::string b = good; b.replace(b.find("[6.74, 26.96]"), 13, "[6.0, 26.96]"); return b; }(), "is not rule B's band"},
+      {[&] { std::string b = good; b.replace(b.find("\"B\""), 3, "\"Z\""); return b; }(), "allowed A, B, C"},
+      {good + "[baseline]\nset = []\n", "takes band_rule C"},
+      {"baseline = 1\n" + good, "baseline must be a table"},
+      {[&] { std::string b = good; b.replace(b.find("arm64"), 5, "x86_64"); return b; }(), "but its scenario runs arm64"},
+      {[&] { std::string b = good; b.replace(b.find("run.duration=50ms"), 17, "no.such_key=1"); return b; }(), "no.such_key"},
   };
   for (const auto& b : bad) {
     write_case(dir, "a.toml", b.body);
@@ -106,6 +114,14 @@ TEST_CASE("validate-suite: bad case files are refused with file, line and what i
     CHECK(r.status == 2);
     CHECK(r.output.find(b.expect) != std::string::npos);
     CHECK(r.output.find(dir + "/a.toml") != std::string::npos);
+  }
+  {  // a scenario that is a directory is not silently the built-in default
+    std::string b = good;
+    b.replace(b.find(kSuite + "/scenarios/pipe-arm64.toml"), (kSuite + "/scenarios/pipe-arm64.toml").size(), dir);
+    write_case(dir, "a.toml", b);
+    auto r = test::run_cli("validate-suite --dir " + dir + " --quiet");
+    CHECK(r.status == 2);
+    CHECK(r.output.find("is not a file") != std::string::npos);
   }
   auto r = test::run_cli("validate-suite --dir /nonexistent --quiet");
   CHECK(r.status == 2);
