@@ -20,7 +20,7 @@ HostThreadStats HostWorker::stats() const { return {t_.wakeups, t_.preemptions, 
 // Wake, wait for a CPU, run the work (preemptible), go back to sleep.
 // Wake, wait for a CPU, run the work (preemptible: cut and restarted with what is left,
 // possibly on another hardware thread), go back to sleep.
-void HostWorker::run_on_cpu(sim_ns work) {
+void HostWorker::run_on_cpu(sim_ns work, const std::function<sim_ns()>& then) {
   s_.wake(t_);
   s_.wait_until_running(t_);
   sim_ns left = work;
@@ -37,6 +37,7 @@ void HostWorker::run_on_cpu(sim_ns work) {
     s_.schedule_out(t_, true);
     s_.wait_until_running(t_);
   }
+  t_.next_timer = then ? then() : KTIME_MAX;
   s_.schedule_out(t_, false);
 }
 
@@ -72,11 +73,18 @@ void IoThread::main() {
     }
     Item it = *next;
     items_.erase(next);
+    auto next_ready = [this] {
+      sim_ns t = KTIME_MAX;
+      for (const Item& i : items_) t = std::min(t, i.ready);
+      return t;
+    };
     if (!it.completion) {
-      run_on_cpu(submit_ns_);
-      items_.push_back({now() + (net_ ? vm_.net_latency() : vm_.io_latency()), true, it.vcpu, it.request});
+      run_on_cpu(submit_ns_, [&] {
+        items_.push_back({now() + (net_ ? vm_.net_latency() : vm_.io_latency()), true, it.vcpu, it.request});
+        return next_ready();
+      });
     } else {
-      run_on_cpu(complete_ns_);
+      run_on_cpu(complete_ns_, next_ready);
       it.vcpu->inject_device_irq(it.request, now() + vm_.costs().ipi_deliver_ns);
     }
   }
@@ -90,11 +98,12 @@ void NoiseThread::start() {
 }
 
 void NoiseThread::main() {
+  auto draw = [this] { return now() + rng_.exponential(static_cast<sim_ns>(1e9 / p_.hz)); };
+  sim_ns wake = draw();
   for (;;) {
-    sim_ns wake = now() + rng_.exponential(static_cast<sim_ns>(1e9 / p_.hz));
     t_.next_timer = wake;
     while (now() < wake) wait_event(bell_, wake);
-    run_on_cpu(p_.work);
+    run_on_cpu(p_.work, [&] { return wake = draw(); });
   }
 }
 

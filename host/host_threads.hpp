@@ -5,6 +5,7 @@
 #include "core/stats.hpp"
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -70,7 +71,10 @@ struct HostThreadStats {
 class HostWorker {
  public:
   HostWorker(std::string name, HostScheduler& s, std::uint64_t cpus, int home);
-  void run_on_cpu(sim_ns work);
+  // Wakes the thread, runs `work` on its CPU, then sleeps; `then` (if given) runs at the
+  // end of the work and returns the timer it sleeps until, armed before schedule() as a
+  // nanosleep or hrtimer would be, so the CPU's idle governor sees it.
+  void run_on_cpu(sim_ns work, const std::function<sim_ns()>& then = {});
   HostThread& thread() { return t_; }
   Doorbell& bell() { return bell_; }
   HostThreadStats stats() const;
