@@ -25,9 +25,11 @@ HYPOTHESES = [
      ["host.reclaim=true", "host.reclaim_threshold=5ms"]),
     # every cost that a retained tick pays at the top of its documented range, every cost
     # it saves at the bottom (x86 keys are dropped on arm64, see arch_sets)
-    ("adverse-costs", "in-range costs most adverse to got_tick (wake-up, block, exit, IRQ at max; timer writes at min; spin SMT 0.7)",
-     ["host.costs.vcpu_wakeup_ns=5000", "host.costs.vcpu_block_ns=5000", "host.costs.hlt_exit_ns=1500",
-      "host.costs.timer_expiry_ns=1500", "host.costs.host_irq_ns=3000", "host.costs.c1_exit_ns=5000",
+    ("adverse-costs", "in-range costs most adverse to got_tick (wake-up, block, halt exit and resume, kick, IRQ, C1 exit at max; timer writes at min; spin SMT 0.7)",
+     ["host.costs.vcpu_wakeup_ns=10000", "host.costs.vcpu_block_ns=10000", "host.costs.hlt_exit_ns=5000",
+      "host.costs.timer_expiry_ns=5000", "host.costs.host_irq_ns=6000",
+      "x86:host.costs.c1_exit_ns=5000", "arm64:host.costs.c1_exit_ns=1000",
+      "x86:host.costs.halt_resume_ns=3000", "arm64:host.costs.halt_resume_ns=5000", "arm64:host.costs.kick_ns=3000",
       "x86:host.costs.timer_write_ns=100", "x86:host.costs.timer_ctl_ns=200", "x86:host.costs.smt_factor_spin=0.7"]),
     # combinations
     ("no-poll+c1", "M2/M3 and M4 off together", ["host.kvm.halt_poll_ns=0", "host.max_cstate=C1"]),
@@ -38,9 +40,11 @@ HYPOTHESES = [
 ]
 
 def arch_sets(scenario, sets):
-    """Keys prefixed "x86:" apply only to x86 shapes (the A1 scenarios are arm64)."""
+    """Keys prefixed "x86:" apply only to x86 shapes, "arm64:" only to arm64 ones (the A1
+    scenarios)."""
     arm = os.path.basename(scenario).startswith("a1.")
-    return [s[4:] for s in sets if s.startswith("x86:") and not arm] + [s for s in sets if not s.startswith("x86:")]
+    mine, other = ("arm64:", "x86:") if arm else ("x86:", "arm64:")
+    return [s[len(mine):] for s in sets if s.startswith(mine)] + [s for s in sets if not s.startswith((mine, other))]
 
 def run(scenario, sets, seeds, duration):
     sets = arch_sets(scenario, sets)
