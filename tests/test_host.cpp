@@ -370,6 +370,37 @@ TEST_CASE("host idle: menu learns from its recent idle periods, not only from th
   CHECK(deep < 0.05 * shallow);
 }
 
+TEST_CASE("host idle: internal wake-ups are replayed before the window's counters are read") {
+  // Short idles that keep the host tick, then one 200 ms idle spanning the warm-up and the
+  // end: without the replay at each snapshot, the segments before the warm-up were moved
+  // to other C-states only at a later wake-up, and the window's C1E time went negative.
+  RunResult r = run(R"([platform]
+shape = "generic"
+arch = "skylake-sp"
+cores = 1
+threads_per_core = 1
+[host.kvm]
+halt_poll_ns = 0
+[workload]
+kind = "script"
+[[workload.task]]
+name = "t"
+cpus = "0"
+program = ["run 20us", "sleep 50us", "loop 0 8", "sleep 5ms", "sleep 200ms"]
+[run]
+duration = "150ms"
+warmup = "5ms"
+)", {});
+  double idle = r.metrics.get("pcpu0.time.idle_ns"), sum = 0;
+  for (const char* c : {"C1", "C1E", "C6"}) {
+    double x = r.metrics.get(std::string("pcpu0.idle.") + c + "_ns");
+    CHECK(x >= 0);
+    sum += x;
+  }
+  CHECK(sum == idle);
+  CHECK(r.metrics.get("pcpu0.idle.C6_ns") > 0.9 * idle);  // the long idle, with its tick stopped
+}
+
 // Round trips of a 100 ms arm64 ping-pong run by the CLI (one simulation per process).
 static double arm64_pingpong(const std::string& sets) {
   std::string j = test::temp_path("pp.json");
