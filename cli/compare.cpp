@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
+#include "cli/run_json.hpp"
 #include "guest/tick_policy.hpp"
 #include "sim/fork_pool.hpp"
 #include "sim/manifest.hpp"
@@ -57,12 +58,6 @@ std::string cell(const SampleStats& s, int seeds) {
   return b;
 }
 
-// A summary value; null (undefined in that run) is NaN.
-double summary_value(const json& run, const std::string& key) {
-  if (!run.is_object() || !run.contains("summary")) return kUndefined;
-  const json& s = run["summary"];
-  return s.contains(key) && s[key].is_number() ? s[key].get<double>() : kUndefined;
-}
 
 // The change from base to v: in % where that means something (relative_change_meaningful),
 // else the absolute difference in the metric's unit ("+545.0/s abs").
@@ -303,6 +298,13 @@ int cmd_compare(const CompareOptions& o) {
   }
   if (o.json_given && !write_output("--json", o.json_path, out.dump(2) + "\n")) return 1;
   return 0;
+}
+
+// A summary value; null (undefined in that run) is NaN.
+double summary_value(const json& run, const std::string& key) {
+  if (!run.is_object() || !run.contains("summary")) return kUndefined;
+  const json& s = run["summary"];
+  return s.contains(key) && s[key].is_number() ? s[key].get<double>() : kUndefined;
 }
 
 }  // namespace vtick

@@ -15,6 +15,7 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
+#include "cli/run_json.hpp"
 #include "sim/fork_pool.hpp"
 #include "sim/results.hpp"
 #include "sim/scenario.hpp"
@@ -22,7 +23,7 @@
 
 namespace vtick {
 
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;  // as compare and run write them: keys in their order
 namespace fs = std::filesystem;
 
 namespace {
@@ -36,14 +37,10 @@ struct SuiteMetric {
   double (*of)(const json& run);
 };
 
-double summary(const json& r, const char* key) {
-  const json& s = r["summary"];
-  return s.contains(key) && s[key].is_number() ? s[key].get<double>() : NAN;
-}
-double us_per_op(const json& r) { return 1e6 / summary(r, "ops_per_s"); }
-double ns_per_switch(const json& r) { return 1e9 / (2 * summary(r, "ops_per_s")); }
-double op_latency_p50_us(const json& r) { return summary(r, "op_latency_p50_ms") * 1e3; }
-double wake_latency_p50_us(const json& r) { return summary(r, "wake_latency_p50_us"); }
+double us_per_op(const json& r) { return 1e6 / summary_value(r, "ops_per_s"); }
+double ns_per_switch(const json& r) { return 1e9 / (2 * summary_value(r, "ops_per_s")); }
+double op_latency_p50_us(const json& r) { return summary_value(r, "op_latency_p50_ms") * 1e3; }
+double wake_latency_p50_us(const json& r) { return summary_value(r, "wake_latency_p50_us"); }
 double c0_pct(const json& r) {  // mean over the VM's hardware threads
   double measured = r["manifest"].value("measured_ns", 0.0), sum = 0;
   int n = 0;

@@ -65,6 +65,25 @@ void HostScheduler::init_idle() {
   for (auto& c : cpus_) c->gov = cpuidle::CpuidleGovernor::create(governor_kind(p_.idle_governor), states_);
 }
 
+// The hardware thread enters C-state `want` at t (POLL is entered as C1: see below).
+void HostScheduler::enter_cstate(HostCpu& c, HostCState want, sim_ns t) {
+  c.requested = want;
+  c.hw.set_cstate(want, t);
+  c.hw.set_activity(HwActivity::Idle, t);
+  trace::host_idle(t, -1 - c.hw.id(), want);  // host CPUs are -1, -2, ...
+}
+
+// Leaving the current segment's state at t: its exit latency, and the state reached
+// (a POLL is left at once; a C-state may be capped by the SMT sibling).
+sim_ns HostScheduler::exit_latency_at(HostCpu& c, sim_ns t, HostCState& reached) const {
+  if (states_[static_cast<size_t>(c.idle_idx)].polling) {
+    reached = HostCState::C1;
+    return 0;
+  }
+  reached = state_reached(c, t);
+  return costs_.cstate_exit_ns(reached);
+}
+
 // do_idle(): tick_nohz_idle_enter(), then the governor's choice. promote asks for the
 // deepest allowed state and lets idle time decide; poll spins (cpu_idle_poll()).
 void HostScheduler::go_idle(HostCpu& c) {
@@ -74,9 +93,8 @@ void HostScheduler::go_idle(HostCpu& c) {
   c.tick_stopped = false;  // a CPU leaves its idle loop with the tick running
   c.idle_idx = -1;
   c.seg_end = KTIME_MAX;
-  HostCState want = HostCState::C1;
   switch (p_.idle_governor) {
-    case IdleGovernor::Promote: want = p_.max_cstate; break;
+    case IdleGovernor::Promote: enter_cstate(c, p_.max_cstate, t); return;
     case IdleGovernor::Poll:
       c.requested = HostCState::C1;
       c.hw.set_activity(HwActivity::HaltPoll, t);  // a cpu_relax() loop, as KVM's halt polling
@@ -84,10 +102,6 @@ void HostScheduler::go_idle(HostCpu& c) {
       return;
     default: cpuidle_idle_call(c, t); return;
   }
-  c.requested = want;
-  c.hw.set_cstate(want, t);
-  c.hw.set_activity(HwActivity::Idle, t);
-  trace::host_idle(t, -1 - c.hw.id(), want);  // host CPUs are -1, -2, ...
 }
 
 // One pass of cpuidle_idle_call() at t: the governor picks a state from the sleep length
@@ -125,18 +139,12 @@ void HostScheduler::cpuidle_idle_call(HostCpu& c, sim_ns t) {
     // Kept as idle at C1 for the SMT sibling: a POLL lasts cpuidle_poll_time() at most
     // (20 us on Skylake-SP) and its end is only replayed at the next wake-up, when a
     // sibling's speed can no longer change in the past.
-    c.requested = HostCState::C1;
-    c.hw.set_cstate(HostCState::C1, t);
-    c.hw.set_activity(HwActivity::Idle, t);
-    trace::host_idle(t, -1 - c.hw.id(), HostCState::C1);
+    enter_cstate(c, HostCState::C1, t);
     return;
   }
   auto want = static_cast<HostCState>(state_cstate_[static_cast<size_t>(idx)]);
   ++c.stats.idle_choices[static_cast<int>(want)];
-  c.requested = want;
-  c.hw.set_cstate(want, t);
-  c.hw.set_activity(HwActivity::Idle, t);
-  trace::host_idle(t, -1 - c.hw.id(), want);
+  enter_cstate(c, want, t);
 }
 
 // The segments that ended before t without a wake-up: a host tick or a POLL timeout woke
@@ -153,17 +161,13 @@ void HostScheduler::idle_catch_up(HostCpu& c, sim_ns t) {
     }
     if (c.seg_end >= t) return;
     sim_ns e = c.seg_end;
-    const cpuidle::CpuidleState& s = states_[static_cast<size_t>(c.idle_idx)];
-    sim_ns lat = 0;
-    if (s.polling) {
+    if (states_[static_cast<size_t>(c.idle_idx)].polling) {
       ++c.stats.poll_timeouts;
       c.dev.poll_time_limit = true;
-      c.leaving = HostCState::C1;
     } else {
       ++c.stats.tick_wakeups;
-      c.leaving = state_reached(c, e);
-      lat = costs_.cstate_exit_ns(c.leaving);
     }
+    sim_ns lat = exit_latency_at(c, e, c.leaving);
     c.dev.last_residency_ns = e - c.seg_start + lat;
     c.gov->reflect(c.dev, c.idle_idx, c.seg_by_tick);
     // the tick handler's few microseconds stay idle time: they only show at this replay,
@@ -185,25 +189,18 @@ sim_ns HostScheduler::idle_exit(HostCpu& c, sim_ns t, HostCState& reached) {
     reached = HostCState::C1;
     return 0;
   }
-  if (HwThread* sib = c.hw.sibling())  // its state now, for the core C-state cap
-    if (cpus_[static_cast<size_t>(sib->id())]->idle()) idle_catch_up(*cpus_[static_cast<size_t>(sib->id())], t);
   if (p_.idle_governor == IdleGovernor::Promote) {
     reached = state_reached(c, t);
     return costs_.cstate_exit_ns(reached);
   }
+  if (HwThread* sib = c.hw.sibling())  // its state now, for the core C-state cap
+    if (HostCpu& sc = *cpus_[static_cast<size_t>(sib->id())]; sc.idle()) idle_catch_up(sc, t);
   idle_catch_up(c, t);
   if (c.idle_idx < 0) {  // still leaving the state an internal wake-up woke it from
     reached = c.leaving;
     return c.seg_start - t;
   }
-  const cpuidle::CpuidleState& s = states_[static_cast<size_t>(c.idle_idx)];
-  sim_ns lat = 0;
-  if (s.polling) {
-    reached = HostCState::C1;
-  } else {
-    reached = state_reached(c, t);
-    lat = costs_.cstate_exit_ns(reached);
-  }
+  sim_ns lat = exit_latency_at(c, t, reached);
   c.dev.last_residency_ns = t - c.seg_start + lat;
   c.gov->reflect(c.dev, c.idle_idx, false);
   c.idle_idx = -1;

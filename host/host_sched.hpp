@@ -146,6 +146,8 @@ class HostScheduler {
   void init_idle();
   void go_idle(HostCpu& c);
   void cpuidle_idle_call(HostCpu& c, sim_ns t);
+  void enter_cstate(HostCpu& c, HostCState want, sim_ns t);
+  sim_ns exit_latency_at(HostCpu& c, sim_ns t, HostCState& reached) const;
   void idle_catch_up(HostCpu& c, sim_ns t);
   sim_ns idle_exit(HostCpu& c, sim_ns t, HostCState& reached);
   HostCState state_reached(HostCpu& c, sim_ns now) const;
