@@ -1,0 +1,137 @@
+/* vtick-probe: what an exit and a cross-CPU wake cost, seen from the guest.
+ * An always-exiting instruction (CPUID, handled by KVM's kvm_emulate_cpuid()) against a
+ * plain syscall; a futex wake of a task blocked on another, idle CPU (ttwu_queue_wakelist()
+ * sends an IPI unless the target polls) against one on the waker's own CPU (no IPI). */
+#define _GNU_SOURCE
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#include "probe.h"
+
+static long futex(atomic_int* a, int op, int val) { return syscall(SYS_futex, a, op, val, NULL, NULL, 0); }
+
+static void batches(struct samples* s, int reps, int per, int cpuid) {
+  for (int r = 0; r < reps; ++r) {
+    int64_t t0 = now_ns();
+    for (int i = 0; i < per; ++i) {
+#if defined(__x86_64__) || defined(__i386__)
+      if (cpuid) {
+        unsigned a, b, c, d;
+        __cpuid(0, a, b, c, d);
+        __asm__ volatile("" ::"r"(a), "r"(b), "r"(c), "r"(d));
+        continue;
+      }
+#endif
+      (void)cpuid;
+      syscall(SYS_getppid);
+    }
+    if (r > 0) samples_add(s, (double)(now_ns() - t0) / per); /* the first batch warms up */
+  }
+}
+
+void probe_exit_cost(struct jw* w, const struct probe_opts* o) {
+  progress(o, "exit cost: CPUID against getppid() on CPU %d", o->cpu_a);
+  pin_self(o->cpu_a);
+  int reps = o->quick ? 300 : 3000;
+  struct samples sys = {0}, ex = {0};
+  batches(&sys, reps, 1000, 0);
+  jw_obj(w, "exit_cost");
+  jw_str(w, "method", "mean per op over batches (1000 getppid(), 200 CPUID leaf 0); the statistics are over batches");
+  jw_stats(w, "syscall_ns", &sys, "ns");
+#if defined(__x86_64__) || defined(__i386__)
+  batches(&ex, reps, 200, 1);
+  jw_stats(w, "cpuid_ns", &ex, "ns");
+  jw_null(w, "not_measured");
+#else
+  jw_null(w, "cpuid_ns");
+  jw_str(w, "not_measured", "no unprivileged instruction exits to the hypervisor on this architecture");
+#endif
+  jw_end_obj(w);
+  samples_free(&sys);
+  samples_free(&ex);
+}
+
+struct wake_pair {
+  atomic_int word;   /* 1: woken, 2: exit */
+  atomic_int state;  /* 0: about to wait, 1: woken and done */
+  atomic_llong woke; /* when the waiter ran again */
+  int cpu;
+  int sched_idle;    /* the local variant: never preempts the waker */
+};
+
+static void* waiter(void* arg) {
+  struct wake_pair* p = arg;
+  pin_self(p->cpu);
+  if (p->sched_idle) {
+    struct sched_param sp = {0};
+    pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+  }
+  for (;;) {
+    while (atomic_load(&p->word) == 0) futex(&p->word, FUTEX_WAIT_PRIVATE, 0);
+    if (atomic_load(&p->word) == 2) return NULL;
+    atomic_store(&p->woke, now_ns());
+    atomic_store(&p->word, 0);
+    atomic_store(&p->state, 1);
+  }
+}
+
+/* One variant: n wakes of a waiter on `cpu`, the waker on o->cpu_a, `gap_ns` of sleep before
+ * each so that the waiter's CPU is idle when the wake comes. */
+static void wakes(const struct probe_opts* o, int cpu, int local, int n, int64_t gap_ns, struct samples* cost,
+                  struct samples* latency) {
+  struct wake_pair p = {.cpu = cpu, .sched_idle = local};
+  pthread_t t;
+  if (pthread_create(&t, NULL, waiter, &p) != 0) return;
+  pin_self(o->cpu_a);
+  for (int i = 0; i < n + 1; ++i) {
+    sleep_ns(gap_ns);
+    while (atomic_load(&p.state) == 0 && i > 0) sleep_ns(20000); /* the waiter finished the last one */
+    atomic_store(&p.state, 0);
+    sleep_ns(gap_ns / 4 + 1000);                                  /* it is back in FUTEX_WAIT */
+    atomic_store(&p.word, 1);
+    int64_t t0 = now_ns();
+    futex(&p.word, FUTEX_WAKE_PRIVATE, 1);
+    int64_t t1 = now_ns();
+    if (!local)
+      while (atomic_load(&p.state) == 0) {
+      }
+    if (i == 0) continue; /* warm-up */
+    samples_add(cost, (double)(t1 - t0));
+    if (latency) samples_add(latency, (double)(atomic_load(&p.woke) - t0));
+  }
+  while (atomic_load(&p.state) == 0) sleep_ns(20000);
+  atomic_store(&p.word, 2);
+  futex(&p.word, FUTEX_WAKE_PRIVATE, 1);
+  pthread_join(t, NULL);
+}
+
+void probe_futex_wake(struct jw* w, const struct probe_opts* o) {
+  jw_obj(w, "futex_wake");
+  if (o->cpu_b < 0) {
+    jw_str(w, "not_measured", "one CPU usable: no cross-CPU wake");
+    jw_end_obj(w);
+    return;
+  }
+  int n = o->quick ? 300 : 3000;
+  int64_t gap = 200000;
+  progress(o, "futex wake: %d wakes of a task on idle CPU %d, %d of one on CPU %d", n, o->cpu_b, n, o->cpu_a);
+  struct samples remote = {0}, local = {0}, lat = {0};
+  wakes(o, o->cpu_b, 0, n, gap, &remote, &lat);
+  wakes(o, o->cpu_a, 1, n, gap, &local, NULL);
+  jw_str(w, "method", "FUTEX_WAKE syscall time on the waker; the waiter blocked in FUTEX_WAIT 250 us before, on an idle CPU (remote) or on the waker's CPU at SCHED_IDLE (local)");
+  jw_int(w, "gap_ns", gap);
+  jw_stats(w, "remote_ns", &remote, "ns");
+  jw_stats(w, "local_ns", &local, "ns");
+  jw_stats(w, "remote_wake_latency_ns", &lat, "ns");
+  jw_end_obj(w);
+  samples_free(&remote);
+  samples_free(&local);
+  samples_free(&lat);
+}
