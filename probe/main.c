@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -103,7 +104,12 @@ int main(int argc, char** argv) {
 
   char tmp[4096];
   FILE* f = stdout;
-  if (strcmp(out, "-")) {
+  struct stat st;
+  int direct = strcmp(out, "-") && stat(out, &st) == 0 && !S_ISREG(st.st_mode); /* a device or a FIFO: never replaced */
+  if (direct) {
+    f = fopen(out, "w");
+    if (!f) { fprintf(stderr, "vtick-probe: -o %s: cannot write (%s)\n", out, strerror(errno)); return 2; }
+  } else if (strcmp(out, "-")) {
     if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid()) >= (int)sizeof tmp) return usage_error("-o: path too long%s", "");
     f = fopen(tmp, "w");
     if (!f) { fprintf(stderr, "vtick-probe: -o %s: cannot write (%s)\n", out, strerror(errno)); return 2; }
@@ -153,12 +159,15 @@ int main(int argc, char** argv) {
 
   if (f != stdout) {
     int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
+    errno = 0;
+    if (fflush(f) != 0 || bad) bad = 1;
+    if (fclose(f) != 0) bad = 1;
+    if (bad) {
       fprintf(stderr, "vtick-probe: -o %s: write failed (%s)\n", out, strerror(errno ? errno : EIO));
-      unlink(tmp);
+      if (!direct) unlink(tmp);
       return 1;
     }
-    if (rename(tmp, out) != 0) {
+    if (!direct && rename(tmp, out) != 0) {
       fprintf(stderr, "vtick-probe: -o %s: cannot rename into place (%s)\n", out, strerror(errno));
       unlink(tmp);
       return 1;

@@ -5,6 +5,7 @@ PKGS=(cmake make g++ pkg-config ccache git
       libsimgrid-dev libboost-graph-dev libboost-math-dev libspdlog-dev libfmt-dev catch2
       nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
       python3        # scripts/check-declarations.py (a test), validation tables
+      python3-jsonschema  # scripts/check-profile.py: the probe profile against its schema (a test)
       gnuplot-nox    # vtick plot
       libtracecmd-dev libtracefs-dev libtraceevent-dev  # trace.dat read back through libtracecmd (--trace-dat)
       trace-cmd)     # the tests read vtick's trace.dat with trace-cmd report
