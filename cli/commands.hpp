@@ -69,6 +69,20 @@ struct SuiteOptions {
 };
 int cmd_validate_suite(const SuiteOptions& o);
 
+// vtick calibrate: fit the host model to a vtick-probe profile (docs/probe.md).
+struct CalibrateOptions {
+  std::string profile;               // the vtick-probe JSON
+  std::string out;                   // -o: the calibrated scenario
+  std::string json_path;             // the fit as JSON
+  bool check = false;                // fit on part of the figures, predict the rest
+  int max_evals = 80;                // BOBYQA evaluations (each runs every figure)
+  int jobs = 0;                      // 0: number of cores
+  std::vector<std::string> sets;     // on top of the calibrated scenario
+  std::string synthesize;            // a scenario: write the profile vtick computes for it to -o
+  bool quiet = false;
+};
+int cmd_calibrate(const CalibrateOptions& o);
+
 struct PlotOptions {
   std::string dir;                // a vtick sweep --out directory
   std::vector<std::string> at;    // KEY=VALUE: fix a swept key (default platform.vcpus=2 when swept)

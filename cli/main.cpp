@@ -96,8 +96,20 @@ int main(int argc, char** argv) {
   su->add_option("--markdown", vs.markdown_path, "write the table for docs/validation.md to FILE");
   su->add_flag("--quiet", vs.quiet, "no progress lines");
 
+  CalibrateOptions cal;
+  auto* ca = app.add_subcommand("calibrate", "fit the host model to a vtick-probe profile and write the VM's scenario (docs/probe.md)");
+  ca->add_option("profile", cal.profile, "the profile vtick-probe wrote (JSON, schema vtick-probe/1)");
+  ca->add_option("-o,--out", cal.out, "write the calibrated scenario (TOML) to FILE");
+  ca->add_option("--json", cal.json_path, "write the fit (parameters, uncertainties, every figure) to FILE");
+  ca->add_flag("--check", cal.check, "fit on part of the figures and predict the others");
+  ca->add_option("--max-evals", cal.max_evals, "most evaluations of the fit (each runs every figure; default 80)")->check(CLI::Range(10, 10000));
+  ca->add_option("--jobs", cal.jobs, "parallel processes (default: cores)")->check(CLI::Range(1, 256));
+  ca->add_option("--set", cal.sets, "KEY=VALUE on top of the calibrated scenario (repeatable)");
+  ca->add_option("--synthesize", cal.synthesize, "instead: compute the profile of SCENARIO with vtick and write it to -o");
+  ca->add_flag("--quiet", cal.quiet, "no progress lines");
+
   LogOptions log;
-  for (CLI::App* sub : {r, tl, v, l, c, w, pl, su}) add_log_options(sub, log);
+  for (CLI::App* sub : {r, tl, v, l, c, w, pl, su, ca}) add_log_options(sub, log);
 
   try {
     app.parse(argc, argv);
@@ -123,6 +135,22 @@ int main(int argc, char** argv) {
     if (*w) return cmd_sweep(sw);
     if (*pl) return cmd_plot(po);
     if (*su) return cmd_validate_suite(vs);
+    if (*ca) {
+      if (cal.synthesize.empty() == cal.profile.empty()) {
+        spdlog::error("calibrate: give a PROFILE, or --synthesize SCENARIO -o PROFILE");
+        return 2;
+      }
+      if (!cal.synthesize.empty() && cal.out.empty()) {
+        spdlog::error("calibrate: --synthesize needs -o PROFILE");
+        return 2;
+      }
+      for (const char* opt : {"--out", "--json"}) {
+        const std::string& path = std::string(opt) == "--out" ? cal.out : cal.json_path;
+        if (ca->count(opt))
+          if (int rc = check_output(opt, path)) return rc;
+      }
+      return cmd_calibrate(cal);
+    }
     if (*c) {
       if (policies.empty() && vary.empty()) {
         spdlog::error("compare: give --policies a,b,... or --vary KEY=V1,V2,...");

@@ -1,0 +1,275 @@
+// Reading a vtick-probe profile (probe/profile.schema.json) and repeating its experiments
+// as vtick scenarios: the same two tasks on vCPUs 0 and 1, the same gaps, sleeps, slack.
+#include "sim/probe_profile.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "sim/scenario.hpp"
+
+namespace vtick {
+
+using json = nlohmann::json;
+
+namespace {
+
+const sim_ns kGaps[] = {10'000, 30'000, 100'000, 300'000, 1'000'000, 3'000'000, 10'000'000, 20'000'000};
+const sim_ns kLengths[] = {10'000, 30'000, 100'000, 300'000, 1'000'000, 3'000'000, 10'000'000};
+
+[[noreturn]] void bad(const Profile& p, const std::string& key, const std::string& what) {
+  throw InputError(p.path + ": " + key + ": " + what);
+}
+
+const json& at(const Profile& p, const json& j, const std::string& path, const char* k) {
+  if (!j.is_object() || !j.contains(k)) bad(p, path + k, "missing (schema vtick-probe/1, docs/probe.md)");
+  return j[k];
+}
+
+// The p50 of a statistics block, with its relative uncertainty (standard error of the
+// median from the p10..p90 spread, 1.2533 sigma / sqrt(n), sigma ~ (p90 - p10) / 2.563;
+// a 5 % floor for what one run of a real machine does not show).
+void read_stats(const Profile& p, const json& s, const std::string& key, double& p50, double& rel, int& n) {
+  for (const char* k : {"n", "p10", "p50", "p90"})
+    if (!s.is_object() || !s.contains(k) || !s[k].is_number()) bad(p, key + "." + k, "must be a number");
+  n = s["n"].get<int>();
+  p50 = s["p50"].get<double>();
+  double spread = s["p90"].get<double>() - s["p10"].get<double>();
+  if (n < 1 || !std::isfinite(p50)) bad(p, key, "no samples");
+  double se = p50 > 0 ? 1.2533 * (spread / 2.563) / std::sqrt(static_cast<double>(n)) / p50 : 1.0;
+  rel = std::sqrt(se * se + 0.05 * 0.05);
+}
+
+std::string dur(sim_ns t) { return format_duration(t); }
+
+std::string topology_of(const Profile& p, const json& cpus, int cpu_a, int& threads) {
+  threads = 1;
+  for (const auto& c : cpus) {
+    if (!c.is_object() || c.value("cpu", -1) != cpu_a) continue;
+    const json& sib = c.contains("thread_siblings") ? c["thread_siblings"] : json();
+    if (!sib.is_string()) return "thread siblings not readable: one thread per core assumed";
+    // "0-1", "0,2" or "3": count the CPUs of the list
+    int count = 0;
+    std::stringstream in(sib.get<std::string>());
+    std::string part;
+    while (std::getline(in, part, ',')) {
+      auto dash = part.find('-');
+      count += dash == std::string::npos ? 1 : std::stoi(part.substr(dash + 1)) - std::stoi(part.substr(0, dash)) + 1;
+    }
+    threads = std::max(1, count);
+    return "";
+  }
+  bad(p, "environment.cpus", "no entry for cpu_a");
+}
+
+}  // namespace
+
+std::vector<ProbeFigure> probe_figure_catalogue() {
+  std::vector<ProbeFigure> v;
+  v.push_back({"exit", ProbeExperiment::ExitCost});
+  v.push_back({"pingpong", ProbeExperiment::Pingpong});
+  for (sim_ns g : kGaps) v.push_back({"wake_spin." + dur(g), ProbeExperiment::WakeSpin, g});
+  for (sim_ns g : kGaps) v.push_back({"wake_sleep." + dur(g), ProbeExperiment::WakeSleep, g, 1});
+  for (int busy = 0; busy < 2; ++busy)
+    for (int def = 0; def < 2; ++def)
+      for (sim_ns l : kLengths) {
+        ProbeFigure f{std::string(busy ? "timer_busy." : "timer_idle.") + (def ? "default." : "slack1.") + dur(l),
+                      busy ? ProbeExperiment::TimerBusy : ProbeExperiment::TimerIdle, l, def ? -1 : 1};
+        v.push_back(f);
+      }
+  // --check fits the exit, the ping-pong, the spin round trips and the 1 ns-slack idle
+  // timers; it predicts the sleep round trips, the busy timers and the default slack.
+  for (auto& f : v)
+    f.fit = f.exp == ProbeExperiment::ExitCost || f.exp == ProbeExperiment::Pingpong || f.exp == ProbeExperiment::WakeSpin ||
+            (f.exp == ProbeExperiment::TimerIdle && f.slack == 1);
+  return v;
+}
+
+Profile load_profile(const std::string& path) {
+  Profile p;
+  p.path = path;
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot read the profile");
+  json j = json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw InputError(path + ": not a JSON object (a vtick-probe profile is)");
+  if (!j.contains("schema") || j["schema"] != "vtick-probe/1")
+    bad(p, "schema", "must be \"vtick-probe/1\" (this vtick reads that schema; docs/probe.md)");
+  p.started = j.value("started", "");
+  const json& env = at(p, j, "", "environment");
+  const json& arch = at(p, env, "environment.", "arch");
+  const json& model = at(p, env, "environment.", "cpu_model");
+  p.vendor = model.value("vendor", std::string());
+  p.cpu_name = model.contains("name") && model["name"].is_string() ? model["name"].get<std::string>() : "";
+  p.kernel = env.value("kernel", std::string());
+  if (arch == "x86_64") {
+    p.isa = "x86_64";
+    if (p.vendor == "GenuineIntel") p.arch = "skylake-sp";
+    else if (p.vendor == "AuthenticAMD") p.arch = "milan";
+    else bad(p, "environment.cpu_model.vendor", "'" + p.vendor + "': vtick has host models for GenuineIntel (skylake-sp) and AuthenticAMD (milan)");
+    if (p.cpu_name.find("Skylake") == std::string::npos && p.vendor == "GenuineIntel")
+      p.notes.push_back("host CPU '" + p.cpu_name + "': modelled as vtick's Intel model (skylake-sp), its costs fitted");
+  } else if (arch == "aarch64" || arch == "arm64") {
+    p.isa = "arm64";
+    p.arch = "altra";
+    p.notes.push_back("arm64 host: modelled as vtick's arm64 model (altra), its costs fitted");
+  } else {
+    bad(p, "environment.arch", "'" + arch.dump() + "': x86_64 or aarch64");
+  }
+  int cpu_a = at(p, env, "environment.", "cpu_a").get<int>();
+  int cpu_b = at(p, env, "environment.", "cpu_b").get<int>();
+  if (cpu_b < 0) bad(p, "environment.cpu_b", "the profile was taken with one CPU: vtick's experiments need two");
+  int online = at(p, env, "environment.", "online_cpus").get<int>();
+  if (online < 2 || online > 256) bad(p, "environment.online_cpus", std::to_string(online) + ": 2 .. 256");
+  std::string why = topology_of(p, at(p, env, "environment.", "cpus"), cpu_a, p.threads_per_core);
+  if (!why.empty()) p.notes.push_back(why);
+  if (online % p.threads_per_core) p.threads_per_core = 1;
+  p.cores = online / p.threads_per_core;
+
+  const json& cfg = at(p, env, "environment.", "config");
+  const json& hz = cfg.contains("CONFIG_HZ") ? cfg["CONFIG_HZ"] : json();
+  std::string tokens;
+  if (hz.is_string()) {
+    p.hz = std::atoi(hz.get<std::string>().c_str());
+    p.hz_from = "CONFIG_HZ";
+  }
+  if (cfg.value("CONFIG_HZ_PERIODIC", json()).is_string() && cfg["CONFIG_HZ_PERIODIC"] == "y") tokens += " nohz=off";
+  if (env.contains("nohz_full") && env["nohz_full"].is_string() && !env["nohz_full"].get<std::string>().empty() &&
+      env["nohz_full"] != "(null)")
+    tokens += " nohz_full=" + env["nohz_full"].get<std::string>();
+
+  const json& idle = at(p, env, "environment.", "cpuidle");
+  const json& drv = idle.contains("driver") ? idle["driver"] : json();
+  if (drv.is_null() || drv == "none") p.cpuidle_driver = "none";
+  else if (drv == "haltpoll") p.cpuidle_driver = "haltpoll";
+  else bad(p, "environment.cpuidle.driver", drv.dump() + ": vtick models none (no driver) and haltpoll");
+  if (p.cpuidle_driver == "haltpoll" && idle.contains("haltpoll") && idle["haltpoll"].is_object())
+    for (auto& [k, v] : idle["haltpoll"].items())
+      if (v.is_string() && k != "guest_halt_poll_allow_shrink") tokens += " haltpoll." + k + "=" + v.get<std::string>();
+  p.cmdline_tokens = tokens.empty() ? "" : tokens.substr(1);
+  if (env.contains("vulnerabilities") && env["vulnerabilities"].is_object()) {
+    auto not_affected = [&](const char* k) {
+      const json& v = env["vulnerabilities"].contains(k) ? env["vulnerabilities"][k] : json();
+      return v.is_string() && v.get<std::string>().rfind("Not affected", 0) == 0;
+    };
+    p.mds_affected = !not_affected("mds");
+    p.l1tf_affected = !not_affected("l1tf");
+  }
+  std::string ce = env.value("clockevent", json()).is_string() ? env["clockevent"].get<std::string>() : "";
+  if (p.isa == "x86_64" && ce != "lapic-deadline")
+    p.notes.push_back("clockevent '" + ce + "': vtick models the TSC-deadline timer (lapic-deadline)");
+
+  // the figures
+  const json& fig = at(p, j, "", "figures");
+  std::vector<ProbeFigure> cat = probe_figure_catalogue();
+  long long default_slack = -1;
+  if (fig.contains("timer_overshoot") && fig["timer_overshoot"].is_object())
+    default_slack = fig["timer_overshoot"].value("default_slack_ns", -1LL);
+  auto take = [&](const std::string& id, const json& stats, const std::string& key, double minus = 0) {
+    for (auto& f : cat)
+      if (f.id == id) {
+        read_stats(p, stats, key, f.value, f.rel_sigma, f.n);
+        f.value -= minus;
+        if (f.slack == -1) f.slack = default_slack;
+        p.figures.push_back(f);
+      }
+  };
+  if (fig.contains("exit_cost") && fig["exit_cost"].contains("cpuid_ns") && fig["exit_cost"]["cpuid_ns"].is_object()) {
+    double sys = 0, rel = 0;
+    int n = 0;
+    read_stats(p, fig["exit_cost"]["syscall_ns"], "figures.exit_cost.syscall_ns", sys, rel, n);
+    take("exit", fig["exit_cost"]["cpuid_ns"], "figures.exit_cost.cpuid_ns", sys);
+  }
+  if (fig.contains("pingpong") && fig["pingpong"].contains("round_trip_ns"))
+    take("pingpong", fig["pingpong"]["round_trip_ns"], "figures.pingpong.round_trip_ns");
+  if (fig.contains("wake_after_idle") && fig["wake_after_idle"].contains("points")) {
+    int i = 0;
+    for (const auto& pt : fig["wake_after_idle"]["points"]) {
+      std::string key = "figures.wake_after_idle.points[" + std::to_string(i++) + "]";
+      std::string id = "wake_" + pt.value("mode", std::string("?")) + "." + dur(pt.value("gap_ns", 0LL));
+      take(id, at(p, pt, key + ".", "round_trip_ns"), key + ".round_trip_ns");
+    }
+  }
+  if (fig.contains("timer_overshoot") && fig["timer_overshoot"].contains("points")) {
+    int i = 0;
+    for (const auto& pt : fig["timer_overshoot"]["points"]) {
+      std::string key = "figures.timer_overshoot.points[" + std::to_string(i++) + "]";
+      long long slack = pt.value("slack_ns", -2LL);
+      std::string id = std::string(pt.value("busy", false) ? "timer_busy." : "timer_idle.") +
+                       (slack == 1 ? "slack1." : slack == default_slack ? "default." : "other.") + dur(pt.value("length_ns", 0LL));
+      take(id, at(p, pt, key + ".", "overshoot_ns"), key + ".overshoot_ns");
+    }
+  }
+  // HZ not readable from the config: the busy CPU's local timer rate is the tick
+  if (!p.hz && fig.contains("irq_rates") && fig["irq_rates"].contains("busy") && fig["irq_rates"]["busy"].is_object()) {
+    double loc = fig["irq_rates"]["busy"].value("loc_per_s", 0.0);
+    int best = 0;
+    for (int h : {100, 250, 300, 1000})
+      if (!best || std::fabs(loc - h) < std::fabs(loc - best)) best = h;
+    if (loc > 50) {
+      p.hz = best;
+      p.hz_from = "the busy CPU's LOC rate (" + std::to_string(static_cast<int>(loc)) + "/s)";
+    }
+  }
+  if (!p.hz) bad(p, "environment.config.CONFIG_HZ", "not in the profile and no busy-CPU LOC rate to infer it from: give --set guest.hz=N");
+  if (p.figures.size() < 3) bad(p, "figures", "fewer than 3 figures vtick can compute (exit_cost, pingpong, wake_after_idle, timer_overshoot)");
+  return p;
+}
+
+std::string profile_base_toml(const Profile& p) {
+  std::ostringstream o;
+  o << "# The VM of the vtick-probe profile " << p.path << " (" << p.started << "): " << p.cpu_name << ", kernel "
+    << p.kernel << ". Written by vtick calibrate; the fitted host costs follow [host.costs].\n";
+  for (const auto& n : p.notes) o << "# assumed: " << n << "\n";
+  o << "[platform]\nshape = \"generic\"\narch = \"" << p.arch << "\"\ncores = " << p.cores
+    << "\nthreads_per_core = " << p.threads_per_core << "\n\n";
+  if (p.isa == "x86_64")
+    o << "[host.mitigations]  # from the guest's /sys/devices/system/cpu/vulnerabilities\nl1d_flush = \""
+      << (p.l1tf_affected ? "cond" : "never") << "\"\nmds_clear = " << (p.mds_affected ? "true" : "false") << "\n\n";
+  o << "[guest]\nhz = " << p.hz << "  # " << p.hz_from << "\ncpuidle_driver = \"" << p.cpuidle_driver << "\"\n";
+  if (!p.cmdline_tokens.empty()) o << "cmdline = \"" << p.cmdline_tokens << "\"\n";
+  o << "tick_policy = \"legacy\"  # the kernels before f4c31b07b136; vtick compare --policies tries the others\n\n"
+    << "[guest.sched]\ntopology = \"" << (p.threads_per_core > 1 ? "smt" : "mc") << "\"\n\n"
+    << "[guest.background]\npreset = \"measured\"  # a real guest is never empty\n";
+  return o.str();
+}
+
+ProbeRun figure_run(const std::string& base, const ProbeFigure& f) {
+  std::ostringstream o;
+  o << base << "\n[workload]\nkind = \"script\"\n\n";
+  sim_ns per_op = 50'000;
+  auto pair = [&](const std::string& before) {
+    o << "[[workload.task]]\nname = \"client\"\ncpus = \"0\"\nprogram = [" << before
+      << "\"mark\", \"wake req\", \"wait resp\"]\n\n[[workload.task]]\nname = \"server\"\ncpus = \"1\"\nprogram = "
+         "[\"wait req\", \"wake resp\"]\n";
+  };
+  switch (f.exp) {
+    case ProbeExperiment::ExitCost:  // not a run: calibrate computes one exit from the costs
+    case ProbeExperiment::Pingpong: pair(""); break;
+    case ProbeExperiment::WakeSpin: pair("\"run " + dur(f.arg) + "\", "); per_op += f.arg; break;
+    case ProbeExperiment::WakeSleep: pair("\"sleep " + dur(f.arg) + "\", "); per_op += f.arg; break;
+    case ProbeExperiment::TimerIdle:
+    case ProbeExperiment::TimerBusy:
+      o << "[[workload.task]]\nname = \"sleeper\"\ncpus = \"1\"\nprogram = [\"mark\", \"sleep " << dur(f.arg) << "\"]\n";
+      if (f.exp == ProbeExperiment::TimerBusy) o << "\n[[workload.task]]\nname = \"spinner\"\ncpus = \"1\"\nprogram = [\"run 10ms\"]\n";
+      per_op += f.arg;
+      break;
+  }
+  // about 200 ops per run (the probe's quick run takes 10 .. 2000), at least 50 ms
+  sim_ns d = std::max<sim_ns>(50'000'000, 200 * per_op);
+  o << "\n[run]\nduration = \"" << dur(d) << "\"\nwarmup = \"10ms\"\nseed = 1\n";
+  ProbeRun r{o.str(), {}};
+  if (f.exp == ProbeExperiment::WakeSleep || f.exp == ProbeExperiment::TimerIdle || f.exp == ProbeExperiment::TimerBusy)
+    r.sets.push_back("guest.timer_slack=" + std::to_string(f.slack > 0 ? f.slack : 1) + "ns");
+  return r;
+}
+
+double figure_value(const ProbeFigure& f, const std::string& results_json) {
+  json j = json::parse(results_json, nullptr, false);
+  if (j.is_discarded() || !j.contains("metrics") || !j["metrics"].contains("workload.op_latency_p50_ns")) return NAN;
+  double v = j["metrics"]["workload.op_latency_p50_ns"].get<double>();
+  if (f.exp == ProbeExperiment::TimerIdle || f.exp == ProbeExperiment::TimerBusy) v -= static_cast<double>(f.arg);
+  return v;
+}
+
+}  // namespace vtick

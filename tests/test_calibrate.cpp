@@ -1,0 +1,81 @@
+// vtick calibrate: a profile that vtick computes from known host costs is fitted back to
+// them within the uncertainty the fit states (the fitter sees the profile only: its
+// environment and figures, never the scenario or the costs); a calibrated scenario runs;
+// bad profiles get exit 2 naming the file and key.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "helpers.hpp"
+
+using namespace vtick;
+
+TEST_CASE("calibrate fits a vtick-computed profile back to the costs it was computed with") {
+  const std::map<std::string, double> truth = {{"host.costs.vmexit_ns", 2500}, {"host.costs.c6_exit_ns", 60000},
+                                               {"host.costs.vcpu_wakeup_ns", 3000}, {"host.kvm.halt_poll_ns", 50000}};
+  std::string sets;
+  for (const auto& [k, v] : truth) sets += " --set " + k + "=" + std::to_string(static_cast<long long>(v));
+  std::string prof = test::temp_path("synth-profile.json"), fit = test::temp_path("fit.json"), vm = test::temp_path("vm.toml");
+  auto s = test::run_cli("calibrate --synthesize " + std::string(VTICK_SOURCE_DIR) + "/tests/data/calibrate-truth.toml" + sets +
+                         " -o " + prof);
+  INFO(s.output);
+  REQUIRE(s.status == 0);
+  auto r = test::run_cli("calibrate " + prof + " --check --max-evals 60 --quiet --json " + fit + " -o " + vm);
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(test::read_file(fit));
+  int identified = 0;
+  for (const auto& p : j["parameters"]) {
+    std::string key = p["key"];
+    double x = p["fitted"], t = truth.count(key) ? truth.at(key) : NAN;
+    if (!p["identifiable"].get<bool>() || std::isnan(t)) continue;  // defaults of the scenario are not checked here
+    ++identified;
+    double sigma = p["sigma"];  // of ln x (log scale) or of x
+    double dist = p["log_scale"].get<bool>() ? std::fabs(std::log(x / t)) : std::fabs(x - t);
+    INFO(key << ": fitted " << x << ", truth " << t << ", 1 sigma " << sigma);
+    CHECK(dist <= 2 * sigma);
+  }
+  // the two costs with a figure of their own: one exit, and the deep C-state of a long idle
+  for (const char* key : {"host.costs.vmexit_ns", "host.costs.c6_exit_ns"}) {
+    bool found = false;
+    for (const auto& p : j["parameters"])
+      if (p["key"] == key) found = p["identifiable"].get<bool>();
+    INFO(key);
+    CHECK(found);
+  }
+  CHECK(identified >= 2);
+  // the held-back figures are predicted, and the calibrated scenario runs
+  int predicted = 0;
+  for (const auto& f : j["figures"]) predicted += f["role"] == "predicted";
+  CHECK(predicted > 10);
+  auto run = test::run_cli("run " + vm + " --duration 200ms --quiet");
+  INFO(run.output);
+  CHECK(run.status == 0);
+  for (const auto& p : {prof, fit, vm}) std::remove(p.c_str());
+}
+
+TEST_CASE("calibrate refuses bad profiles with exit 2, naming the file and key") {
+  std::string path = test::temp_path("bad-profile.json");
+  struct Bad {
+    std::string text, says;
+  };
+  for (const Bad& b : std::vector<Bad>{
+           {"not json", "not a JSON object"},
+           {R"({"schema": "vtick-probe/9"})", "schema: must be \"vtick-probe/1\""},
+           {R"({"schema": "vtick-probe/1"})", "environment: missing"},
+           {R"({"schema": "vtick-probe/1", "environment": {"arch": "riscv64", "cpu_model": {}}})", "environment.arch"}}) {
+    std::system(("printf '%s' '" + b.text + "' > " + path).c_str());
+    auto r = test::run_cli("calibrate " + path);
+    INFO(b.text << "\n" << r.output);
+    CHECK(r.status == 2);
+    CHECK(r.output.find(path) != std::string::npos);
+    CHECK(r.output.find(b.says) != std::string::npos);
+  }
+  auto none = test::run_cli("calibrate /nonexistent/profile.json");
+  CHECK(none.status == 2);
+  CHECK(none.output.find("cannot read the profile") != std::string::npos);
+  auto neither = test::run_cli("calibrate");
+  CHECK(neither.status == 2);
+  std::remove(path.c_str());
+}
