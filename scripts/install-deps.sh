@@ -4,6 +4,7 @@ set -euo pipefail
 PKGS=(cmake make g++ pkg-config ccache git
       libsimgrid-dev libboost-graph-dev libboost-math-dev libspdlog-dev libfmt-dev catch2
       nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
+      libnlopt-cxx-dev   # vtick calibrate: NLopt's derivative-free local optimisers
       python3        # scripts/check-declarations.py (a test), validation tables
       python3-jsonschema  # scripts/check-profile.py: the probe profile against its schema (a test)
       gnuplot-nox    # vtick plot
