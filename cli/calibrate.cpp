@@ -461,6 +461,17 @@ int calibrate(const CalibrateOptions& o, const Profile& p) {
   }
   Scenario check = load_scenario(ev.base_path, o.sets);  // the shape and the user's --set are valid
   (void)check;
+  if (!o.scenarios_dir.empty()) {
+    for (const auto& f : ev.figs) {
+      if (f.exp == ProbeExperiment::ExitCost) continue;
+      ProbeRun r = figure_run(base, f);
+      std::string text = "# vtick calibrate: the experiment of figure " + f.id + " (its p50; run with";
+      for (const auto& s : r.sets) text += " --set " + s;
+      text += ")\n" + r.toml;
+      if (!write_output("--scenarios", o.scenarios_dir + "/" + f.id + ".toml", text)) return 2;
+    }
+    std::printf("wrote %zu scenarios to %s\n", ev.figs.size() - 1, o.scenarios_dir.c_str());
+  }
   std::vector<bool> use(ev.figs.size(), true);
   if (o.check)
     for (size_t i = 0; i < ev.figs.size(); ++i) use[i] = ev.figs[i].fit;

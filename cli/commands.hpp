@@ -79,6 +79,7 @@ struct CalibrateOptions {
   int jobs = 0;                      // 0: number of cores
   std::vector<std::string> sets;     // on top of the calibrated scenario
   std::string synthesize;            // a scenario: write the profile vtick computes for it to -o
+  std::string scenarios_dir;         // write each figure's scenario there (and its sets as a comment)
   bool quiet = false;
 };
 int cmd_calibrate(const CalibrateOptions& o);
