@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -462,6 +463,12 @@ int calibrate(const CalibrateOptions& o, const Profile& p) {
   Scenario check = load_scenario(ev.base_path, o.sets);  // the shape and the user's --set are valid
   (void)check;
   if (!o.scenarios_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.scenarios_dir, ec);
+    if (ec) {
+      spdlog::error("--scenarios {}: cannot create the directory ({})", o.scenarios_dir, ec.message());
+      return 2;
+    }
     for (const auto& f : ev.figs) {
       if (f.exp == ProbeExperiment::ExitCost) continue;
       ProbeRun r = figure_run(base, f);
