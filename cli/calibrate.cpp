@@ -62,6 +62,42 @@ std::vector<FitParam> fit_params(const Profile& p) {
 
 std::string sets_value(const FitParam& f, double x) { return f.key + "=" + std::to_string(std::llround(x)); }
 
+// One null exit as KVM charges it: the world switch and the entry mitigations (vmx.c).
+double exit_round_trip(const Scenario& sc) {
+  return static_cast<double>(sc.costs.vmexit_ns) + (sc.host.mds_clear ? static_cast<double>(sc.costs.mds_clear_ns) : 0) +
+         (sc.host.l1d_flush == L1dFlush::Always ? static_cast<double>(sc.costs.l1d_flush_ns) : 0);
+}
+
+// value(i) for each i of `which`, each in a forked child (one SimGrid engine per process),
+// `jobs` at a time; the children hand their number back through a file in `dir`.
+std::vector<double> forked_values(const std::vector<size_t>& which, size_t n, int jobs, const std::string& dir,
+                                  const std::function<double(size_t)>& value) {
+  auto path = [&](size_t i) { return dir + "/fig" + std::to_string(i) + ".val"; };
+  run_forked(static_cast<int>(which.size()), jobs,
+             [&](int w) {
+               size_t i = which[static_cast<size_t>(w)];
+               try {
+                 double v = value(i);
+                 FILE* o = std::fopen(path(i).c_str(), "w");
+                 if (!o) return 1;
+                 std::fprintf(o, "%.17g\n", v);
+                 return std::fclose(o) == 0 ? 0 : 1;
+               } catch (const std::exception& e) {
+                 std::fprintf(stderr, "vtick calibrate: %s\n", e.what());
+                 return 2;
+               }
+             },
+             [](int, int) {});
+  std::vector<double> out(n, NAN);
+  for (size_t i : which) {
+    FILE* f = std::fopen(path(i).c_str(), "r");
+    if (f && std::fscanf(f, "%lf", &out[i]) != 1) out[i] = NAN;
+    if (f) std::fclose(f);
+    std::remove(path(i).c_str());
+  }
+  return out;
+}
+
 struct Evaluator {
   const Profile& p;
   std::vector<ProbeFigure> figs;
@@ -89,43 +125,19 @@ struct Evaluator {
     if (auto it = cache.find(k); it != cache.end()) return it->second;
     ++evals;
     std::vector<std::string> sets = sets_for(x);
-    std::vector<double> out(figs.size(), NAN);
     std::vector<size_t> which;
     for (size_t i = 0; i < figs.size(); ++i)
       if (use[i]) which.push_back(i);
-    auto val_path = [&](size_t i) { return dir + "/fig" + std::to_string(i) + ".val"; };
-    run_forked(static_cast<int>(which.size()), jobs,
-               [&](int w) { try {
-                 int i = static_cast<int>(which[static_cast<size_t>(w)]);
-                 const ProbeFigure& f = figs[static_cast<size_t>(i)];
-                 double v = NAN;
-                 if (f.exp == ProbeExperiment::ExitCost) {
-                   Scenario sc = load_scenario(base_path, sets);
-                   v = static_cast<double>(sc.costs.vmexit_ns) + (sc.host.mds_clear ? static_cast<double>(sc.costs.mds_clear_ns) : 0) +
-                       (sc.host.l1d_flush == L1dFlush::Always ? static_cast<double>(sc.costs.l1d_flush_ns) : 0);
-                 } else {
-                   std::vector<std::string> s = sets;
-                   ProbeRun r = figure_run("", f);  // only its sets: the scenario file is written once
-                   s.insert(s.end(), r.sets.begin(), r.sets.end());
-                   Scenario sc = load_scenario(fig_paths[static_cast<size_t>(i)], s);
-                   RunResult res = run_simulation(sc);
-                   v = figure_value(f, results_json(sc, res, false));
-                 }
-                 FILE* o = std::fopen(val_path(static_cast<size_t>(i)).c_str(), "w");
-                 if (!o) return 1;
-                 std::fprintf(o, "%.17g\n", v);
-                 return std::fclose(o) == 0 ? 0 : 1;
-               } catch (const std::exception& e) {
-                 std::fprintf(stderr, "vtick calibrate: %s\n", e.what());
-                 return 2;
-               } },
-               [](int, int) {});
-    for (size_t i : which) {
-      FILE* f = std::fopen(val_path(i).c_str(), "r");
-      if (f && std::fscanf(f, "%lf", &out[i]) != 1) out[i] = NAN;
-      if (f) std::fclose(f);
-      std::remove(val_path(i).c_str());
-    }
+    std::vector<double> out = forked_values(which, figs.size(), jobs, dir, [&](size_t i) {
+      const ProbeFigure& f = figs[i];
+      if (f.exp == ProbeExperiment::ExitCost) return exit_round_trip(load_scenario(base_path, sets));
+      std::vector<std::string> s = sets;
+      ProbeRun r = figure_run("", f);  // only its sets: the scenario file is written once
+      s.insert(s.end(), r.sets.begin(), r.sets.end());
+      Scenario sc = load_scenario(fig_paths[i], s);
+      RunResult res = run_simulation(sc);
+      return figure_value(f, results_json(sc, res, false));
+    });
     cache[k] = out;
     return out;
   }
@@ -373,41 +385,21 @@ int synthesize(const CalibrateOptions& o) {
   char tmpl[] = "/tmp/vtick-synth-XXXXXX";
   if (!mkdtemp(tmpl)) return 1;
   std::string dir = tmpl;
-  std::vector<double> v(cat.size(), NAN);
-  run_forked(static_cast<int>(cat.size()), o.jobs > 0 ? o.jobs : default_jobs(),
-             [&](int i) { try {
-               const ProbeFigure& f = cat[static_cast<size_t>(i)];
-               double x;
-               if (f.exp == ProbeExperiment::ExitCost) {
-                 x = static_cast<double>(sc.costs.vmexit_ns) + (sc.host.mds_clear ? static_cast<double>(sc.costs.mds_clear_ns) : 0) +
-                     (sc.host.l1d_flush == L1dFlush::Always ? static_cast<double>(sc.costs.l1d_flush_ns) : 0);
-               } else {
-                 ProbeRun r = figure_run(base, f);
-                 std::string path = dir + "/s" + std::to_string(i) + ".toml";
-                 std::ofstream(path) << r.toml;
-                 std::vector<std::string> s = o.sets;
-                 s.insert(s.end(), r.sets.begin(), r.sets.end());
-                 Scenario fs = load_scenario(path, s);
-                 RunResult res = run_simulation(fs);
-                 x = figure_value(f, results_json(fs, res, false));
-                 std::remove(path.c_str());
-               }
-               FILE* out = std::fopen((dir + "/v" + std::to_string(i)).c_str(), "w");
-               if (!out) return 1;
-               std::fprintf(out, "%.17g\n", x);
-               return std::fclose(out) == 0 ? 0 : 1;
-             } catch (const std::exception& e) {
-               std::fprintf(stderr, "vtick calibrate: %s\n", e.what());
-               return 2;
-             } },
-             [](int, int) {});
-  for (size_t i = 0; i < cat.size(); ++i) {
-    std::string path = dir + "/v" + std::to_string(i);
-    FILE* f = std::fopen(path.c_str(), "r");
-    if (f && std::fscanf(f, "%lf", &v[i]) != 1) v[i] = NAN;
-    if (f) std::fclose(f);
+  std::vector<size_t> all(cat.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  std::vector<double> v = forked_values(all, cat.size(), o.jobs > 0 ? o.jobs : default_jobs(), dir, [&](size_t i) {
+    const ProbeFigure& f = cat[i];
+    if (f.exp == ProbeExperiment::ExitCost) return exit_round_trip(sc);
+    ProbeRun r = figure_run(base, f);
+    std::string path = dir + "/s" + std::to_string(i) + ".toml";
+    std::ofstream(path) << r.toml;
+    std::vector<std::string> s = o.sets;
+    s.insert(s.end(), r.sets.begin(), r.sets.end());
+    Scenario fs = load_scenario(path, s);
+    RunResult res = run_simulation(fs);
     std::remove(path.c_str());
-  }
+    return figure_value(f, results_json(fs, res, false));
+  });
   rmdir(dir.c_str());
   auto stats = [](double x) {
     return json{{"unit", "ns"}, {"n", 200}, {"min", x}, {"p10", x}, {"p50", x}, {"p90", x}, {"p99", x}, {"max", x}, {"mean", x}};
@@ -496,8 +488,7 @@ int calibrate(const CalibrateOptions& o, const Profile& p) {
     if (ev.figs[i].exp != ProbeExperiment::ExitCost || !use[i] || ev.params.empty() || ev.params[0].key != "host.costs.vmexit_ns")
       continue;
     Scenario sc = load_scenario(ev.base_path, o.sets);
-    double mit = (sc.host.mds_clear ? static_cast<double>(sc.costs.mds_clear_ns) : 0) +
-                 (sc.host.l1d_flush == L1dFlush::Always ? static_cast<double>(sc.costs.l1d_flush_ns) : 0);
+    double mit = exit_round_trip(sc) - static_cast<double>(sc.costs.vmexit_ns);
     pinned = ev.params[0];
     pinned_x = std::clamp(ev.figs[i].value - mit, pinned->lo, pinned->hi);
     pinned_sigma = ev.figs[i].rel_sigma * ev.figs[i].value / std::max(1.0, ev.figs[i].value - mit);

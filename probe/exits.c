@@ -113,12 +113,7 @@ static void wakes(const struct probe_opts* o, int cpu, int local, int n, int64_t
 }
 
 void probe_futex_wake(struct jw* w, const struct probe_opts* o) {
-  jw_obj(w, "futex_wake");
-  if (o->cpu_b < 0) {
-    jw_str(w, "not_measured", "one CPU usable: no cross-CPU wake");
-    jw_end_obj(w);
-    return;
-  }
+  if (!open_two_cpu_section(w, o, "futex_wake")) return;
   int n = o->quick ? 300 : 3000;
   int64_t gap = 200000;
   progress(o, "futex wake: %d wakes of a task on idle CPU %d, %d of one on CPU %d", n, o->cpu_b, n, o->cpu_a);

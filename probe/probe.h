@@ -58,6 +58,9 @@ struct probe_opts {
   int verbose;   /* progress on stderr */
 };
 void progress(const struct probe_opts* o, const char* fmt, ...);
+/* Opens the section `name`; with one usable CPU writes why it is not measured, closes it
+ * and returns 0. */
+int open_two_cpu_section(struct jw* w, const struct probe_opts* o, const char* name);
 
 /* ---- small file helpers ---- */
 int read_text(const char* path, char* buf, size_t len); /* trims the newline; 0 on success */

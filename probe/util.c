@@ -128,3 +128,11 @@ long long read_ll(const char* path, long long dflt) {
   long long v = strtoll(b, &end, 10);
   return end == b ? dflt : v;
 }
+
+int open_two_cpu_section(struct jw* w, const struct probe_opts* o, const char* name) {
+  jw_obj(w, name);
+  if (o->cpu_b >= 0) return 1;
+  jw_str(w, "not_measured", "one CPU usable: the experiment needs two");
+  jw_end_obj(w);
+  return 0;
+}

@@ -70,12 +70,7 @@ static void request(struct server* s, struct samples* rr, struct samples* one_wa
 }
 
 void probe_pingpong(struct jw* w, const struct probe_opts* o) {
-  jw_obj(w, "pingpong");
-  if (o->cpu_b < 0) {
-    jw_str(w, "not_measured", "one CPU usable");
-    jw_end_obj(w);
-    return;
-  }
+  if (!open_two_cpu_section(w, o, "pingpong")) return;
   int n = o->quick ? 20000 : 200000;
   progress(o, "ping-pong: %d round trips between CPU %d and CPU %d", n, o->cpu_a, o->cpu_b);
   struct server s;
@@ -106,12 +101,7 @@ static int reps_for(const struct probe_opts* o, int64_t gap) {
 }
 
 void probe_wake_after_idle(struct jw* w, const struct probe_opts* o) {
-  jw_obj(w, "wake_after_idle");
-  if (o->cpu_b < 0) {
-    jw_str(w, "not_measured", "one CPU usable");
-    jw_end_obj(w);
-    return;
-  }
+  if (!open_two_cpu_section(w, o, "wake_after_idle")) return;
   jw_str(w, "method",
          "the client on cpu_a waits gap_ns, then posts a request to the server on cpu_b (idle since its last "
          "answer) and waits for the answer; spin: the client busy-waits the gap (only cpu_b idles), sleep: it "
