@@ -38,6 +38,7 @@ struct FitParam {
   std::string key, unit;
   double dflt, lo, hi;
   bool log;  // log scale (lo > 0)
+  bool duration = false;  // written with its unit
   double to_x(double u) const { return log ? lo * std::pow(hi / lo, u) : lo + (hi - lo) * u; }
   double to_u(double x) const { return log ? std::log(x / lo) / std::log(hi / lo) : (x - lo) / (hi - lo); }
 };
@@ -46,21 +47,32 @@ const char* kFitKeys[] = {"host.costs.vmexit_ns",      "host.costs.ipi_send_ns",
                           "host.costs.halt_resume_ns", "host.costs.c1_exit_ns",  "host.costs.c6_exit_ns",
                           "host.kvm.halt_poll_ns"};
 
-std::vector<FitParam> fit_params(const Profile& p) {
+// The parameters searched: the default list, or --fit's (numeric keys with a range).
+std::vector<FitParam> fit_params(const Profile& p, const std::vector<std::string>& keys) {
   PCtx ctx{p.isa, p.arch};
+  std::vector<std::string> want = keys;
+  if (want.empty())
+    for (const char* k : kFitKeys) want.push_back(k);
   std::vector<FitParam> v;
-  for (const char* k : kFitKeys)
+  for (const auto& k : want) {
+    bool found = false;
     for (const auto& par : scenario_params()) {
-      if (par.key != k || !par.applies(ctx)) continue;
+      if (par.key != k) continue;
+      if (!par.applies(ctx)) throw InputError("--fit " + k + ": not a key of " + p.isa + " (this profile's architecture)");
+      if (!par.has_range() || (par.kind != PKind::Int && par.kind != PKind::Float && par.kind != PKind::Duration))
+        throw InputError("--fit " + k + ": not a numeric key with a range");
+      found = true;
       auto [lo, hi] = par.range_for(ctx);
       double d = pvalue_number(par.default_for(ctx));
       if (par.key == "host.kvm.halt_poll_ns") hi = std::min(hi, 1e6);
-      v.push_back({par.key, par.unit, d, lo, hi, lo > 0});
+      v.push_back({par.key, par.unit, d, lo, hi, lo > 0, par.kind == PKind::Duration});
     }
+    if (!found) throw InputError("--fit " + k + ": no such key (vtick list params)");
+  }
   return v;
 }
 
-std::string sets_value(const FitParam& f, double x) { return f.key + "=" + std::to_string(std::llround(x)); }
+std::string sets_value(const FitParam& f, double x) { return f.key + "=" + std::to_string(std::llround(x)) + (f.duration ? "ns" : ""); }
 
 // One null exit as KVM charges it: the world switch and the entry mitigations (vmx.c).
 double exit_round_trip(const Scenario& sc) {
@@ -160,6 +172,8 @@ struct FitResult {
   std::vector<double> x, sigma_ln;  // sigma of ln x (log params) or of x (linear); NaN: not identifiable
   std::vector<bool> identifiable;
   double chi2 = 0;
+  double chi2_consistent = 0;  // the largest chi2 consistent with the profile's noise
+  bool consistent = false;     // the best point is
   int n = 0;
 };
 
@@ -200,9 +214,11 @@ FitResult fit(Evaluator& ev, const std::vector<bool>& use, int max_evals) {
     std::function<std::vector<double>(const std::vector<double>&)> to_x;
     double best = INFINITY;
   } ctx{&ev, &use, to_x};
+  std::vector<std::pair<double, std::vector<double>>> seen;  // every point evaluated
   auto chi2_at = [&](const std::vector<double>& uv) {
     double chi2 = 0;
     for (double r : ev.residuals(to_x(uv), use)) chi2 += r * r;
+    seen.push_back({chi2, uv});
     if (chi2 < ctx.best) ctx.best = chi2;
     if (!ev.quiet && (isatty(2) || ev.evals % 10 == 0))
       std::fprintf(stderr, isatty(2) ? "\rvtick calibrate: evaluation %d, chi2 %.1f (best %.1f)   "
@@ -210,13 +226,13 @@ FitResult fit(Evaluator& ev, const std::vector<bool>& use, int max_evals) {
                    ev.evals, chi2, ctx.best);
     return chi2;
   };
-  // 1. a space-filling start: the defaults and a Latin hypercube of 4k points (seeded:
-  //    the same profile gives the same fit), a third of the evaluations at most
+  // 1. a space-filling start: the defaults and a Latin hypercube of 6k points (seeded:
+  //    the same profile gives the same fit), half of the evaluations at most
   std::vector<std::pair<double, std::vector<double>>> starts;
   std::vector<double> u0(k);
   for (size_t i = 0; i < k; ++i) u0[i] = std::clamp(ev.params[i].to_u(ev.params[i].dflt), 0.0, 1.0);
   starts.push_back({chi2_at(u0), u0});
-  int n_lhs = std::min<int>(static_cast<int>(4 * k), max_evals / 3);
+  int n_lhs = std::min<int>(static_cast<int>(6 * k), max_evals / 2);
   std::mt19937_64 gen(1);
   auto unit = [&] { return static_cast<double>(gen() >> 11) * 0x1.0p-53; };
   std::vector<std::vector<int>> perm(k);
@@ -230,18 +246,19 @@ FitResult fit(Evaluator& ev, const std::vector<bool>& use, int max_evals) {
     starts.push_back({chi2_at(u), u});
   }
   std::sort(starts.begin(), starts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  // 2. BOBYQA from the two best starts, the rest of the evaluations shared
+  // 2. Sbplx from the three best starts, the rest of the evaluations shared
   std::function<double(const std::vector<double>&)> objective = chi2_at;
   std::vector<double> best_u = starts[0].second;
   double best = starts[0].first;
   int left = max_evals - ev.evals;
-  for (size_t s = 0; s < std::min<size_t>(2, starts.size()) && left > static_cast<int>(k) + 2; ++s) {
+  const size_t n_local = std::min<size_t>(3, starts.size());
+  for (size_t s = 0; s < n_local && left > static_cast<int>(k) + 2; ++s) {
     std::vector<double> u = starts[s].second;
     nlopt::opt opt(nlopt::LN_SBPLX, static_cast<unsigned>(k));
     opt.set_lower_bounds(std::vector<double>(k, 0.0));
     opt.set_upper_bounds(std::vector<double>(k, 1.0));
-    opt.set_maxeval(s == 0 ? left / 2 : left);
-    opt.set_xtol_abs(0.002);
+    opt.set_maxeval(left / static_cast<int>(n_local - s));
+    opt.set_xtol_abs(0.0005);
     opt.set_initial_step(std::vector<double>(k, 0.1));
     opt.set_min_objective(
         [](unsigned n, const double* uu, double*, void* data) {
@@ -268,16 +285,19 @@ FitResult fit(Evaluator& ev, const std::vector<bool>& use, int max_evals) {
   for (double r : r0) fr.chi2 += r * r;
   fr.n = static_cast<int>(r0.size());
   // Jacobian in u, forward (backward at the upper bound) differences
-  const double h = 0.05;
+  // central differences over a tenth of each range (one-sided at a bound): the figures
+  // are staircases in some costs (a C-state or a poll window crossing a gap), so a step
+  // that spans a stair measures the slope that matters
+  const double h = 0.1;
   std::vector<std::vector<double>> J(r0.size(), std::vector<double>(k));
   std::vector<double> colnorm(k, 0);
   for (size_t j = 0; j < k; ++j) {
-    std::vector<double> u2 = u;
-    double step = u[j] + h <= 1 ? h : -h;
-    u2[j] += step;
-    auto r1 = ev.residuals(to_x(u2), use);
+    std::vector<double> up = u, down = u;
+    up[j] = std::min(1.0, u[j] + h / 2);
+    down[j] = std::max(0.0, u[j] - h / 2);
+    auto r1 = ev.residuals(to_x(up), use), r2 = ev.residuals(to_x(down), use);
     for (size_t i = 0; i < r0.size(); ++i) {
-      J[i][j] = (r1[i] - r0[i]) / step;
+      J[i][j] = (r1[i] - r2[i]) / (up[j] - down[j]);
       colnorm[j] += J[i][j] * J[i][j];
     }
     colnorm[j] = std::sqrt(colnorm[j]);
@@ -288,7 +308,10 @@ FitResult fit(Evaluator& ev, const std::vector<bool>& use, int max_evals) {
     if (colnorm[j] > 0.5) idx.push_back(j);
   fr.sigma_ln.assign(k, NAN);
   fr.identifiable.assign(k, false);
-  double scale = fr.n > static_cast<int>(idx.size()) ? std::max(1.0, fr.chi2 / (fr.n - static_cast<double>(idx.size()))) : 1.0;
+  double dof = std::max(1.0, fr.n - static_cast<double>(idx.size()));
+  double scale = std::max(1.0, fr.chi2 / dof);
+  fr.chi2_consistent = dof + 2 * std::sqrt(2 * dof);
+  fr.consistent = fr.chi2 <= fr.chi2_consistent;
   while (!idx.empty()) {
     std::vector<std::vector<double>> A(idx.size(), std::vector<double>(idx.size(), 0));
     for (size_t a = 0; a < idx.size(); ++a)
@@ -299,6 +322,13 @@ FitResult fit(Evaluator& ev, const std::vector<bool>& use, int max_evals) {
         size_t j = idx[a];
         double su = std::sqrt(std::max(0.0, A[a][a]) * scale);
         const FitParam& f = ev.params[j];
+        // 4. every point evaluated that is consistent with the profile (chi2 within the
+        //    ~95 % range of its chi2 distribution, dof + 2 sqrt(2 dof)) and puts this
+        //    parameter elsewhere widens its interval to half that distance: the local
+        //    slope alone is overconfident where figures are staircases in the costs
+        if (fr.consistent)
+          for (const auto& [c, us] : seen)
+            if (c <= fr.chi2_consistent) su = std::max(su, std::fabs(us[j] - u[j]) / 2);
         fr.sigma_ln[j] = f.log ? su * std::log(f.hi / f.lo) : su * (f.hi - f.lo);
         fr.identifiable[j] = su < 0.2;  // the 1-sigma interval spans < 1/5 of the range searched
       }
@@ -446,7 +476,7 @@ int calibrate(const CalibrateOptions& o, const Profile& p) {
     spdlog::error("calibrate: cannot create a temporary directory");
     return 1;
   }
-  Evaluator ev{p, p.figures, fit_params(p), o.sets, tmpl, std::string(tmpl) + "/base.toml", {}, o.jobs > 0 ? o.jobs : default_jobs(), o.quiet, 0, {}};
+  Evaluator ev{p, p.figures, fit_params(p, o.fit_keys), o.sets, tmpl, std::string(tmpl) + "/base.toml", {}, o.jobs > 0 ? o.jobs : default_jobs(), o.quiet, 0, {}};
   std::ofstream(ev.base_path) << base;
   for (size_t i = 0; i < ev.figs.size(); ++i) {
     ev.fig_paths.push_back(ev.dir + "/f" + std::to_string(i) + ".toml");
@@ -484,15 +514,16 @@ int calibrate(const CalibrateOptions& o, const Profile& p) {
   // directly (within its range), and the search runs over the others.
   std::optional<FitParam> pinned;
   double pinned_x = 0, pinned_sigma = 0;
+  size_t pin_at = 0;
+  while (pin_at < ev.params.size() && ev.params[pin_at].key != "host.costs.vmexit_ns") ++pin_at;
   for (size_t i = 0; i < ev.figs.size(); ++i) {
-    if (ev.figs[i].exp != ProbeExperiment::ExitCost || !use[i] || ev.params.empty() || ev.params[0].key != "host.costs.vmexit_ns")
-      continue;
+    if (ev.figs[i].exp != ProbeExperiment::ExitCost || !use[i] || pin_at == ev.params.size()) continue;
     Scenario sc = load_scenario(ev.base_path, o.sets);
     double mit = exit_round_trip(sc) - static_cast<double>(sc.costs.vmexit_ns);
-    pinned = ev.params[0];
+    pinned = ev.params[pin_at];
     pinned_x = std::clamp(ev.figs[i].value - mit, pinned->lo, pinned->hi);
     pinned_sigma = ev.figs[i].rel_sigma * ev.figs[i].value / std::max(1.0, ev.figs[i].value - mit);
-    ev.params.erase(ev.params.begin());
+    ev.params.erase(ev.params.begin() + static_cast<long>(pin_at));
     ev.user_sets.push_back(sets_value(*pinned, pinned_x));
     std::printf("host.costs.vmexit_ns from the exit figure: %s (CPUID %s over getppid(), less %s of entry mitigations)\n",
                 fmt_ns(pinned_x).c_str(), fmt_ns(ev.figs[i].value).c_str(), fmt_ns(mit).c_str());
@@ -500,12 +531,13 @@ int calibrate(const CalibrateOptions& o, const Profile& p) {
   std::printf("fitting %zu parameters on %d of %zu figures%s (a Latin hypercube, then NLopt's Sbplx; at most %d evaluations)\n",
               ev.params.size(), used, ev.figs.size(), o.check ? " (--check: the rest are predicted)" : "", o.max_evals);
   FitResult fr = fit(ev, use, o.max_evals);
-  if (pinned) {  // back in front, for the tables
-    ev.params.insert(ev.params.begin(), *pinned);
+  if (pinned) {  // back in its place, for the tables
+    auto at = static_cast<long>(pin_at);
+    ev.params.insert(ev.params.begin() + at, *pinned);
     ev.user_sets.pop_back();
-    fr.x.insert(fr.x.begin(), pinned_x);
-    fr.sigma_ln.insert(fr.sigma_ln.begin(), std::log1p(pinned_sigma));
-    fr.identifiable.insert(fr.identifiable.begin(), pinned_x > pinned->lo && pinned_x < pinned->hi);
+    fr.x.insert(fr.x.begin() + at, pinned_x);
+    fr.sigma_ln.insert(fr.sigma_ln.begin() + at, std::log1p(pinned_sigma));
+    fr.identifiable.insert(fr.identifiable.begin() + at, pinned_x > pinned->lo && pinned_x < pinned->hi);
   }
   auto sim = ev.figures(fr.x, std::vector<bool>(ev.figs.size(), true));
   for (size_t i = 0; i < ev.figs.size(); ++i) std::remove(ev.fig_paths[i].c_str());
@@ -534,6 +566,10 @@ int calibrate(const CalibrateOptions& o, const Profile& p) {
     figs.push_back({{"id", f.id}, {"measured_ns", f.value}, {"vtick_ns", sim[i]}, {"error_pct", err},
                     {"rel_sigma", f.rel_sigma}, {"role", use[i] ? "fit" : "predicted"}});
   }
+  if (!fr.consistent)
+    std::printf("\nThe best fit is not consistent with the profile's noise (chi2 %.0f > %.0f): vtick does not reproduce these "
+                "figures within their uncertainty, and the intervals above are the local ones, scaled by chi2 per degree of "
+                "freedom.\n", fr.chi2, fr.chi2_consistent);
   std::printf("\nchi2 %.1f over %d fitted figures", chi_fit, used);
   if (o.check && n_held) std::printf("; held back: chi2 %.1f over %d predicted figures", chi_held, n_held);
   std::printf(" (%d evaluations)\n", ev.evals);
@@ -557,6 +593,7 @@ int calibrate(const CalibrateOptions& o, const Profile& p) {
   if (!o.out.empty() && !write_output("-o", o.out, toml.str())) return 1;
   if (!o.json_path.empty()) {
     json rep{{"profile", p.path}, {"check", o.check}, {"evaluations", ev.evals}, {"chi2_fit", chi_fit},
+             {"consistent", fr.consistent}, {"chi2_consistent", fr.chi2_consistent},
              {"chi2_predicted", chi_held}, {"parameters", params}, {"figures", figs}};
     if (!write_output("--json", o.json_path, rep.dump(2) + "\n")) return 1;
   }

@@ -78,6 +78,7 @@ struct CalibrateOptions {
   int max_evals = 80;                // BOBYQA evaluations (each runs every figure)
   int jobs = 0;                      // 0: number of cores
   std::vector<std::string> sets;     // on top of the calibrated scenario
+  std::vector<std::string> fit_keys; // --fit: the parameters searched (default: calibrate.cpp's list)
   std::string synthesize;            // a scenario: write the profile vtick computes for it to -o
   std::string scenarios_dir;         // write each figure's scenario there (and its sets as a comment)
   bool quiet = false;

@@ -106,6 +106,7 @@ int main(int argc, char** argv) {
   ca->add_option("--jobs", cal.jobs, "parallel processes (default: cores)")->check(CLI::Range(1, 256));
   ca->add_option("--set", cal.sets, "KEY=VALUE on top of the calibrated scenario (repeatable)");
   ca->add_option("--synthesize", cal.synthesize, "instead: compute the profile of SCENARIO with vtick and write it to -o");
+  ca->add_option("--fit", cal.fit_keys, "the keys to fit, comma-separated (default: the wake path, C-state exits, halt-poll window)")->delimiter(',');
   ca->add_option("--scenarios", cal.scenarios_dir, "write the scenario of every figure's experiment into DIR");
   ca->add_flag("--quiet", cal.quiet, "no progress lines");
 

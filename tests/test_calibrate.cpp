@@ -12,8 +12,10 @@
 using namespace vtick;
 
 TEST_CASE("calibrate fits a vtick-computed profile back to the costs it was computed with") {
+  // three costs away from their defaults, fitted with --fit (the default search of six is
+  // not yet shown to converge on a synthetic profile: docs/probe.md)
   const std::map<std::string, double> truth = {{"host.costs.vmexit_ns", 2500}, {"host.costs.c6_exit_ns", 60000},
-                                               {"host.costs.vcpu_wakeup_ns", 3000}, {"host.kvm.halt_poll_ns", 50000}};
+                                               {"host.costs.vcpu_wakeup_ns", 3000}};
   std::string sets;
   for (const auto& [k, v] : truth) sets += " --set " + k + "=" + std::to_string(static_cast<long long>(v));
   std::string prof = test::temp_path("synth-profile.json"), fit = test::temp_path("fit.json"), vm = test::temp_path("vm.toml");
@@ -21,30 +23,34 @@ TEST_CASE("calibrate fits a vtick-computed profile back to the costs it was comp
                          " -o " + prof);
   INFO(s.output);
   REQUIRE(s.status == 0);
-  auto r = test::run_cli("calibrate " + prof + " --check --max-evals 60 --quiet --json " + fit + " -o " + vm);
+  std::string keys;
+  for (const auto& [k, v] : truth) keys += (keys.empty() ? "" : ",") + k;
+  auto r = test::run_cli("calibrate " + prof + " --check --max-evals 80 --quiet --fit " + keys + " --json " + fit + " -o " + vm);
   INFO(r.output);
   REQUIRE(r.status == 0);
   auto j = nlohmann::json::parse(test::read_file(fit));
+  CHECK(j["consistent"].get<bool>());  // vtick's own figures can be reproduced within their noise
   int identified = 0;
   for (const auto& p : j["parameters"]) {
     std::string key = p["key"];
-    double x = p["fitted"], t = truth.count(key) ? truth.at(key) : NAN;
-    if (!p["identifiable"].get<bool>() || std::isnan(t)) continue;  // defaults of the scenario are not checked here
+    // the truth: the value set, or the scenario's default for the others
+    double x = p["fitted"], t = truth.count(key) ? truth.at(key) : p["default"].get<double>();
+    if (!p["identifiable"].get<bool>()) continue;
     ++identified;
     double sigma = p["sigma"];  // of ln x (log scale) or of x
     double dist = p["log_scale"].get<bool>() ? std::fabs(std::log(x / t)) : std::fabs(x - t);
     INFO(key << ": fitted " << x << ", truth " << t << ", 1 sigma " << sigma);
     CHECK(dist <= 2 * sigma);
   }
-  // the two costs with a figure of their own: one exit, and the deep C-state of a long idle
-  for (const char* key : {"host.costs.vmexit_ns", "host.costs.c6_exit_ns"}) {
+  // each has figures of its own: one exit, the deep C-state of a long idle, every blocked wake-up
+  for (const char* key : {"host.costs.vmexit_ns", "host.costs.c6_exit_ns", "host.costs.vcpu_wakeup_ns"}) {
     bool found = false;
     for (const auto& p : j["parameters"])
       if (p["key"] == key) found = p["identifiable"].get<bool>();
     INFO(key);
     CHECK(found);
   }
-  CHECK(identified >= 2);
+  CHECK(identified == 3);
   // the held-back figures are predicted, and the calibrated scenario runs
   int predicted = 0;
   for (const auto& f : j["figures"]) predicted += f["role"] == "predicted";
