@@ -1,6 +1,6 @@
 // vtick calibrate: fits the host model to a vtick-probe profile (docs/probe.md). The
 // shape comes from the profile's environment; the host costs that the figures identify are
-// fitted by NLopt's BOBYQA within their declared ranges, on a log scale, minimising the
+// fitted by a Latin hypercube and NLopt's Sbplx within their declared ranges, on a log scale, minimising the
 // squared log error of every figure over its uncertainty; the uncertainty of each fitted
 // value comes from the Jacobian at the optimum.
 #include <nlopt.hpp>
