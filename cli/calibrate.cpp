@@ -513,7 +513,7 @@ int calibrate(const CalibrateOptions& o, const Profile& p) {
   // The exit figure is one null exit plus the entry mitigations: it gives vmexit_ns
   // directly (within its range), and the search runs over the others.
   std::optional<FitParam> pinned;
-  double pinned_x = 0, pinned_sigma = 0;
+  double pinned_x = 0, pinned_sigma = 0, pinned_raw = 0;
   size_t pin_at = 0;
   while (pin_at < ev.params.size() && ev.params[pin_at].key != "host.costs.vmexit_ns") ++pin_at;
   for (size_t i = 0; i < ev.figs.size(); ++i) {
@@ -521,12 +521,14 @@ int calibrate(const CalibrateOptions& o, const Profile& p) {
     Scenario sc = load_scenario(ev.base_path, o.sets);
     double mit = exit_round_trip(sc) - static_cast<double>(sc.costs.vmexit_ns);
     pinned = ev.params[pin_at];
-    pinned_x = std::clamp(ev.figs[i].value - mit, pinned->lo, pinned->hi);
+    pinned_raw = ev.figs[i].value - mit;
+    pinned_x = std::clamp(pinned_raw, pinned->lo, pinned->hi);
     pinned_sigma = ev.figs[i].rel_sigma * ev.figs[i].value / std::max(1.0, ev.figs[i].value - mit);
     ev.params.erase(ev.params.begin() + static_cast<long>(pin_at));
     ev.user_sets.push_back(sets_value(*pinned, pinned_x));
-    std::printf("host.costs.vmexit_ns from the exit figure: %s (CPUID %s over getppid(), less %s of entry mitigations)\n",
-                fmt_ns(pinned_x).c_str(), fmt_ns(ev.figs[i].value).c_str(), fmt_ns(mit).c_str());
+    std::printf("host.costs.vmexit_ns from the exit figure: %s (CPUID %s over getppid(), less %s of entry mitigations)%s\n",
+                fmt_ns(pinned_x).c_str(), fmt_ns(ev.figs[i].value).c_str(), fmt_ns(mit).c_str(),
+                pinned_x != pinned_raw ? ", clamped to its documented range" : "");
   }
   std::printf("fitting %zu parameters on %d of %zu figures%s (a Latin hypercube, then NLopt's Sbplx; at most %d evaluations)\n",
               ev.params.size(), used, ev.figs.size(), o.check ? " (--check: the rest are predicted)" : "", o.max_evals);
@@ -548,8 +550,10 @@ int calibrate(const CalibrateOptions& o, const Profile& p) {
   for (size_t j = 0; j < ev.params.size(); ++j) {
     const FitParam& f = ev.params[j];
     bool edge = f.to_u(fr.x[j]) < 0.01 || f.to_u(fr.x[j]) > 0.99;
+    std::string unc = uncertainty_text(f, fr, j);
+    if (pinned && j == pin_at && edge) unc = "outside its range (exit: " + fmt_ns(pinned_raw) + ")";
     std::printf("%-28s %-10s %-10s %-36s %s .. %s%s\n", f.key.c_str(), fmt_ns(f.dflt).c_str(), fmt_ns(fr.x[j]).c_str(),
-                uncertainty_text(f, fr, j).c_str(), fmt_ns(f.lo).c_str(), fmt_ns(f.hi).c_str(), edge ? " (at its edge)" : "");
+                unc.c_str(), fmt_ns(f.lo).c_str(), fmt_ns(f.hi).c_str(), edge ? " (at its edge)" : "");
   }
   std::printf("\n%-28s %-10s %-10s %-9s %s\n", "figure (p50)", "measured", "vtick", "error", o.check ? "role" : "");
   double chi_fit = 0, chi_held = 0;
