@@ -54,6 +54,9 @@ std::vector<FitParam> fit_params(const Profile& p, const std::vector<std::string
   if (want.empty())
     for (const char* k : kFitKeys) want.push_back(k);
   std::vector<FitParam> v;
+  for (size_t i = 0; i < want.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (want[i] == want[j]) throw InputError("--fit " + want[i] + ": listed twice");
   for (const auto& k : want) {
     bool found = false;
     for (const auto& par : scenario_params()) {
@@ -208,22 +211,17 @@ FitResult fit(Evaluator& ev, const std::vector<bool>& use, int max_evals) {
     for (size_t i = 0; i < k; ++i) x[i] = ev.params[i].to_x(std::clamp(uu[i], 0.0, 1.0));
     return x;
   };
-  struct Ctx {
-    Evaluator* ev;
-    const std::vector<bool>* use;
-    std::function<std::vector<double>(const std::vector<double>&)> to_x;
-    double best = INFINITY;
-  } ctx{&ev, &use, to_x};
+  double best_seen = INFINITY;
   std::vector<std::pair<double, std::vector<double>>> seen;  // every point evaluated
   auto chi2_at = [&](const std::vector<double>& uv) {
     double chi2 = 0;
     for (double r : ev.residuals(to_x(uv), use)) chi2 += r * r;
     seen.push_back({chi2, uv});
-    if (chi2 < ctx.best) ctx.best = chi2;
+    best_seen = std::min(best_seen, chi2);
     if (!ev.quiet && (isatty(2) || ev.evals % 10 == 0))
       std::fprintf(stderr, isatty(2) ? "\rvtick calibrate: evaluation %d, chi2 %.1f (best %.1f)   "
                                      : "vtick calibrate: evaluation %d, chi2 %.1f (best %.1f)\n",
-                   ev.evals, chi2, ctx.best);
+                   ev.evals, chi2, best_seen);
     return chi2;
   };
   // 1. a space-filling start: the defaults and a Latin hypercube of 6k points (seeded:
@@ -252,7 +250,7 @@ FitResult fit(Evaluator& ev, const std::vector<bool>& use, int max_evals) {
   double best = starts[0].first;
   int left = max_evals - ev.evals;
   const size_t n_local = std::min<size_t>(3, starts.size());
-  for (size_t s = 0; s < n_local && left > static_cast<int>(k) + 2; ++s) {
+  for (size_t s = 0; k > 0 && s < n_local && left > static_cast<int>(k) + 2; ++s) {
     std::vector<double> u = starts[s].second;
     nlopt::opt opt(nlopt::LN_SBPLX, static_cast<unsigned>(k));
     opt.set_lower_bounds(std::vector<double>(k, 0.0));

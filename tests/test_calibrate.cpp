@@ -81,6 +81,17 @@ TEST_CASE("calibrate refuses bad profiles with exit 2, naming the file and key")
   auto none = test::run_cli("calibrate /nonexistent/profile.json");
   CHECK(none.status == 2);
   CHECK(none.output.find("cannot read the profile") != std::string::npos);
+  // --fit names keys it can search
+  std::system(("cp " + std::string(VTICK_SOURCE_DIR) + "/docs/probe/this-guest-profile.json " + path).c_str());
+  for (const Bad& b : std::vector<Bad>{{"--fit host.costs.nosuch", "no such key"},
+                                       {"--fit guest.tick_policy", "not a numeric key with a range"},
+                                       {"--fit host.costs.c6_exit_ns,host.costs.c6_exit_ns", "listed twice"},
+                                       {"--fit host.kvm.wfi_trap_policy", "not a key of x86_64"}}) {
+    auto r = test::run_cli("calibrate " + path + " " + b.text);
+    INFO(b.text << "\n" << r.output);
+    CHECK(r.status == 2);
+    CHECK(r.output.find(b.says) != std::string::npos);
+  }
   auto neither = test::run_cli("calibrate");
   CHECK(neither.status == 2);
   std::remove(path.c_str());
