@@ -22,7 +22,6 @@
 #include "cli/output.hpp"
 #include "sim/fork_pool.hpp"
 #include "sim/probe_profile.hpp"
-#include "sim/results.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simulation.hpp"
 
@@ -147,11 +146,9 @@ struct Evaluator {
       const ProbeFigure& f = figs[i];
       if (f.exp == ProbeExperiment::ExitCost) return exit_round_trip(load_scenario(base_path, sets));
       std::vector<std::string> s = sets;
-      ProbeRun r = figure_run("", f);  // only its sets: the scenario file is written once
-      s.insert(s.end(), r.sets.begin(), r.sets.end());
-      Scenario sc = load_scenario(fig_paths[i], s);
-      RunResult res = run_simulation(sc);
-      return figure_value(f, results_json(sc, res, false));
+      std::vector<std::string> fs = figure_sets(f);  // the scenario file is written once
+      s.insert(s.end(), fs.begin(), fs.end());
+      return figure_value(f, run_simulation(load_scenario(fig_paths[i], s)));
     });
     cache[k] = out;
     return out;
@@ -423,10 +420,9 @@ int synthesize(const CalibrateOptions& o) {
     std::ofstream(path) << r.toml;
     std::vector<std::string> s = o.sets;
     s.insert(s.end(), r.sets.begin(), r.sets.end());
-    Scenario fs = load_scenario(path, s);
-    RunResult res = run_simulation(fs);
+    RunResult res = run_simulation(load_scenario(path, s));
     std::remove(path.c_str());
-    return figure_value(f, results_json(fs, res, false));
+    return figure_value(f, res);
   });
   rmdir(dir.c_str());
   auto stats = [](double x) {

@@ -258,16 +258,18 @@ ProbeRun figure_run(const std::string& base, const ProbeFigure& f) {
   // about 200 ops per run (the probe's quick run takes 10 .. 2000), at least 50 ms
   sim_ns d = std::max<sim_ns>(50'000'000, 200 * per_op);
   o << "\n[run]\nduration = \"" << dur(d) << "\"\nwarmup = \"10ms\"\nseed = 1\n";
-  ProbeRun r{o.str(), {}};
-  if (f.exp == ProbeExperiment::WakeSleep || f.exp == ProbeExperiment::TimerIdle || f.exp == ProbeExperiment::TimerBusy)
-    r.sets.push_back("guest.timer_slack=" + std::to_string(f.slack > 0 ? f.slack : 1) + "ns");
-  return r;
+  return {o.str(), figure_sets(f)};
 }
 
-double figure_value(const ProbeFigure& f, const std::string& results_json) {
-  json j = json::parse(results_json, nullptr, false);
-  if (j.is_discarded() || !j.contains("metrics") || !j["metrics"].contains("workload.op_latency_p50_ns")) return NAN;
-  double v = j["metrics"]["workload.op_latency_p50_ns"].get<double>();
+std::vector<std::string> figure_sets(const ProbeFigure& f) {
+  if (f.exp == ProbeExperiment::WakeSleep || f.exp == ProbeExperiment::TimerIdle || f.exp == ProbeExperiment::TimerBusy)
+    return {"guest.timer_slack=" + std::to_string(f.slack > 0 ? f.slack : 1) + "ns"};
+  return {};
+}
+
+double figure_value(const ProbeFigure& f, const RunResult& r) {
+  if (!r.metrics.has("workload.op_latency_p50_ns")) return NAN;
+  double v = r.metrics.get("workload.op_latency_p50_ns");
   if (f.exp == ProbeExperiment::TimerIdle || f.exp == ProbeExperiment::TimerBusy) v -= static_cast<double>(f.arg);
   return v;
 }

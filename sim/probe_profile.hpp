@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/time.hpp"
+#include "sim/simulation.hpp"
 
 namespace vtick {
 
@@ -57,8 +58,9 @@ struct ProbeRun {
   std::vector<std::string> sets;
 };
 ProbeRun figure_run(const std::string& base, const ProbeFigure& f);
-// The figure computed from a run's results JSON text (NaN if the run has none).
-double figure_value(const ProbeFigure& f, const std::string& results_json);
+std::vector<std::string> figure_sets(const ProbeFigure& f);  // figure_run's sets alone
+// The figure computed from a run (NaN if it measured no op).
+double figure_value(const ProbeFigure& f, const RunResult& r);
 
 // The catalogue of figures a profile can carry, in a fixed order (ids as above).
 std::vector<ProbeFigure> probe_figure_catalogue();
