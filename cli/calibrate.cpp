@@ -1,9 +1,7 @@
 // vtick calibrate: fits the host model to a vtick-probe profile (docs/probe.md). The
-// shape comes from the profile's environment; the host costs that the figures identify are
-// fitted by a Latin hypercube and NLopt's Sbplx within their declared ranges, on a log scale, minimising the
-// squared log error of every figure over its uncertainty; the uncertainty of each fitted
-// value comes from the Jacobian at the optimum.
-#include <nlopt.hpp>
+// shape comes from the profile's environment; the host costs and choices that the figures
+// identify are fitted within their declared ranges (calibrate_fit.cpp), minimising the
+// squared log error of every figure over its uncertainty.
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -18,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/calibrate_fit.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "sim/fork_pool.hpp"
@@ -31,27 +30,47 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-// A fitted parameter: its key, the range searched (the declared one, except the halt-poll
-// window: 0 .. 1 ms of its 0 .. 10 ms, where the probe's gaps can see it).
-struct FitParam {
-  std::string key, unit;
-  double dflt, lo, hi;
-  bool log;  // log scale (lo > 0)
-  bool duration = false;  // written with its unit
-  double to_x(double u) const { return log ? lo * std::pow(hi / lo, u) : lo + (hi - lo) * u; }
-  double to_u(double x) const { return log ? std::log(x / lo) / std::log(hi / lo) : (x - lo) / (hi - lo); }
-};
-
+// The default search: the exit and the wake path's costs, the host's C-state exits, and
+// the choices the figures are staircases in: the halt-poll window (between the probe's
+// gaps), timer advance (x86) and the host's idle governor.
 const char* kFitKeys[] = {"host.costs.vmexit_ns",      "host.costs.ipi_send_ns", "host.costs.vcpu_wakeup_ns",
                           "host.costs.halt_resume_ns", "host.costs.c1_exit_ns",  "host.costs.c6_exit_ns",
-                          "host.kvm.halt_poll_ns"};
+                          "host.kvm.halt_poll_ns",     "host.kvm.lapic_timer_advance", "host.idle_governor"};
 
-// The parameters searched: the default list, or --fit's (numeric keys with a range).
+std::string fmt_ns(double v);
+
+// The halt-poll window's levels: off, and one per interval between the profile's wake
+// gaps up to 1 ms (of its 0 .. 10 ms range): a window anywhere inside an interval polls
+// the same gaps, so the figures cannot tell its values apart. Each level is the default
+// when the default lies inside it, else the interval's geometric middle.
+void halt_poll_levels(FitParam& f, const Profile& p) {
+  std::vector<double> gaps;
+  for (const auto& fig : p.figures)
+    if ((fig.exp == ProbeExperiment::WakeSpin || fig.exp == ProbeExperiment::WakeSleep) && fig.arg < f.hi)
+      gaps.push_back(static_cast<double>(fig.arg));
+  std::sort(gaps.begin(), gaps.end());
+  gaps.erase(std::unique(gaps.begin(), gaps.end()), gaps.end());
+  gaps.push_back(f.hi);
+  f.levels = {"0"};
+  f.level_text = {"0 (off)"};
+  double lo = 0;
+  for (double g : gaps) {
+    double v = f.dflt > lo && f.dflt <= g ? f.dflt : lo > 0 ? std::sqrt(lo * g) : g / 2;
+    f.levels.push_back(std::to_string(std::llround(v)));
+    f.level_text.push_back(fmt_ns(v) + " (" + (lo > 0 ? fmt_ns(lo) : "0") + " .. " + fmt_ns(g) + ")");
+    lo = g;
+  }
+}
+
+// The parameters searched: the default list (the keys of the profile's architecture), or
+// --fit's (numeric keys with a range, booleans, enums).
 std::vector<FitParam> fit_params(const Profile& p, const std::vector<std::string>& keys) {
   PCtx ctx{p.isa, p.arch};
   std::vector<std::string> want = keys;
   if (want.empty())
-    for (const char* k : kFitKeys) want.push_back(k);
+    for (const char* k : kFitKeys)
+      for (const auto& par : scenario_params())
+        if (par.key == k && par.applies(ctx)) want.push_back(k);
   std::vector<FitParam> v;
   for (size_t i = 0; i < want.size(); ++i)
     for (size_t j = 0; j < i; ++j)
@@ -61,20 +80,39 @@ std::vector<FitParam> fit_params(const Profile& p, const std::vector<std::string
     for (const auto& par : scenario_params()) {
       if (par.key != k) continue;
       if (!par.applies(ctx)) throw InputError("--fit " + k + ": not a key of " + p.isa + " (this profile's architecture)");
-      if (!par.has_range() || (par.kind != PKind::Int && par.kind != PKind::Float && par.kind != PKind::Duration))
-        throw InputError("--fit " + k + ": not a numeric key with a range");
       found = true;
+      PValue d = par.default_for(ctx);
+      if (par.kind == PKind::Bool || par.kind == PKind::Enum) {
+        FitParam f{par.key, par.unit, 0, 0, 0, false, false, {}, {}};
+        std::vector<std::string> names = par.kind == PKind::Bool ? std::vector<std::string>{"false", "true"} : par.choices;
+        for (const auto& n : names) {
+          PValue pv = par.kind == PKind::Bool ? PValue{n == "true"} : PValue{n};
+          if (!par.check_value(pv, ctx).empty()) continue;
+          if (pvalue_text(pv) == pvalue_text(d)) f.dflt = static_cast<double>(f.levels.size());
+          f.levels.push_back(n);
+          f.level_text.push_back(n);
+        }
+        v.push_back(f);
+        continue;
+      }
+      if (!par.has_range() || (par.kind != PKind::Int && par.kind != PKind::Float && par.kind != PKind::Duration))
+        throw InputError("--fit " + k + ": not a numeric key with a range, a boolean or a choice");
       auto [lo, hi] = par.range_for(ctx);
-      double d = pvalue_number(par.default_for(ctx));
-      if (par.key == "host.kvm.halt_poll_ns") hi = std::min(hi, 1e6);
-      v.push_back({par.key, par.unit, d, lo, hi, lo > 0, par.kind == PKind::Duration});
+      FitParam f{par.key, par.unit, pvalue_number(d), lo, hi, lo > 0, par.kind == PKind::Duration, {}, {}};
+      if (par.key == "host.kvm.halt_poll_ns") {
+        f.hi = std::min(hi, 1e6);
+        halt_poll_levels(f, p);
+        f.dflt = 0;
+        for (size_t l = 0; l < f.levels.size(); ++l)
+          if (f.levels[l] == std::to_string(std::llround(pvalue_number(d)))) f.dflt = static_cast<double>(l);
+      }
+      v.push_back(f);
     }
     if (!found) throw InputError("--fit " + k + ": no such key (vtick list params)");
   }
   return v;
 }
 
-std::string sets_value(const FitParam& f, double x) { return f.key + "=" + std::to_string(std::llround(x)) + (f.duration ? "ns" : ""); }
 
 // One null exit as KVM charges it: the world switch and the entry mitigations (vmx.c).
 double exit_round_trip(const Scenario& sc) {
@@ -126,7 +164,7 @@ struct Evaluator {
 
   std::vector<std::string> sets_for(const std::vector<double>& x) const {
     std::vector<std::string> s = user_sets;
-    for (size_t i = 0; i < params.size(); ++i) s.push_back(sets_value(params[i], x[i]));
+    for (size_t i = 0; i < params.size(); ++i) s.push_back(params[i].set_text(x[i]));
     return s;
   }
 
@@ -168,176 +206,6 @@ struct Evaluator {
   }
 };
 
-struct FitResult {
-  std::vector<double> x, sigma_ln;  // sigma of ln x (log params) or of x (linear); NaN: not identifiable
-  std::vector<bool> identifiable;
-  double chi2 = 0;
-  double chi2_consistent = 0;  // the largest chi2 consistent with the profile's noise
-  bool consistent = false;     // the best point is
-  int n = 0;
-};
-
-// Gauss-Jordan inverse of a small symmetric matrix; false if singular.
-bool invert(std::vector<std::vector<double>>& a) {
-  size_t n = a.size();
-  std::vector<std::vector<double>> inv(n, std::vector<double>(n, 0));
-  for (size_t i = 0; i < n; ++i) inv[i][i] = 1;
-  for (size_t c = 0; c < n; ++c) {
-    size_t piv = c;
-    for (size_t r = c + 1; r < n; ++r)
-      if (std::fabs(a[r][c]) > std::fabs(a[piv][c])) piv = r;
-    if (std::fabs(a[piv][c]) < 1e-12) return false;
-    std::swap(a[c], a[piv]);
-    std::swap(inv[c], inv[piv]);
-    double d = a[c][c];
-    for (size_t k = 0; k < n; ++k) a[c][k] /= d, inv[c][k] /= d;
-    for (size_t r = 0; r < n; ++r)
-      if (r != c) {
-        double f = a[r][c];
-        for (size_t k = 0; k < n; ++k) a[r][k] -= f * a[c][k], inv[r][k] -= f * inv[c][k];
-      }
-  }
-  a = inv;
-  return true;
-}
-
-FitResult fit(Evaluator& ev, const std::vector<bool>& use, int max_evals) {
-  size_t k = ev.params.size();
-  auto to_x = [&](const std::vector<double>& uu) {
-    std::vector<double> x(k);
-    for (size_t i = 0; i < k; ++i) x[i] = ev.params[i].to_x(std::clamp(uu[i], 0.0, 1.0));
-    return x;
-  };
-  double best_seen = INFINITY;
-  std::vector<std::pair<double, std::vector<double>>> seen;  // every point evaluated
-  auto chi2_at = [&](const std::vector<double>& uv) {
-    double chi2 = 0;
-    for (double r : ev.residuals(to_x(uv), use)) chi2 += r * r;
-    seen.push_back({chi2, uv});
-    best_seen = std::min(best_seen, chi2);
-    if (!ev.quiet && (isatty(2) || ev.evals % 10 == 0))
-      std::fprintf(stderr, isatty(2) ? "\rvtick calibrate: evaluation %d, chi2 %.1f (best %.1f)   "
-                                     : "vtick calibrate: evaluation %d, chi2 %.1f (best %.1f)\n",
-                   ev.evals, chi2, best_seen);
-    return chi2;
-  };
-  // 1. a space-filling start: the defaults and a Latin hypercube of 6k points (seeded:
-  //    the same profile gives the same fit), half of the evaluations at most
-  std::vector<std::pair<double, std::vector<double>>> starts;
-  std::vector<double> u0(k);
-  for (size_t i = 0; i < k; ++i) u0[i] = std::clamp(ev.params[i].to_u(ev.params[i].dflt), 0.0, 1.0);
-  starts.push_back({chi2_at(u0), u0});
-  int n_lhs = std::min<int>(static_cast<int>(6 * k), max_evals / 2);
-  std::mt19937_64 gen(1);
-  auto unit = [&] { return static_cast<double>(gen() >> 11) * 0x1.0p-53; };
-  std::vector<std::vector<int>> perm(k);
-  for (auto& pm : perm) {
-    for (int i = 0; i < n_lhs; ++i) pm.push_back(i);
-    for (int i = n_lhs - 1; i > 0; --i) std::swap(pm[static_cast<size_t>(i)], pm[static_cast<size_t>(gen() % static_cast<unsigned>(i + 1))]);
-  }
-  for (int s = 0; s < n_lhs; ++s) {
-    std::vector<double> u(k);
-    for (size_t i = 0; i < k; ++i) u[i] = (perm[i][static_cast<size_t>(s)] + unit()) / n_lhs;
-    starts.push_back({chi2_at(u), u});
-  }
-  std::sort(starts.begin(), starts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  // 2. Sbplx from the three best starts, the rest of the evaluations shared
-  std::function<double(const std::vector<double>&)> objective = chi2_at;
-  std::vector<double> best_u = starts[0].second;
-  double best = starts[0].first;
-  int left = max_evals - ev.evals;
-  const size_t n_local = std::min<size_t>(3, starts.size());
-  for (size_t s = 0; k > 0 && s < n_local && left > static_cast<int>(k) + 2; ++s) {
-    std::vector<double> u = starts[s].second;
-    nlopt::opt opt(nlopt::LN_SBPLX, static_cast<unsigned>(k));
-    opt.set_lower_bounds(std::vector<double>(k, 0.0));
-    opt.set_upper_bounds(std::vector<double>(k, 1.0));
-    opt.set_maxeval(left / static_cast<int>(n_local - s));
-    opt.set_xtol_abs(0.0005);
-    opt.set_initial_step(std::vector<double>(k, 0.1));
-    opt.set_min_objective(
-        [](unsigned n, const double* uu, double*, void* data) {
-          auto* f = static_cast<std::function<double(const std::vector<double>&)>*>(data);
-          return (*f)(std::vector<double>(uu, uu + n));
-        },
-        &objective);
-    double minf = INFINITY;
-    int before = ev.evals;
-    try {
-      opt.optimize(u, minf);
-    } catch (const std::exception& e) {  // a stop at the evaluation limit or a roundoff limit keeps the point
-      spdlog::debug("nlopt: {}", e.what());
-    }
-    left -= ev.evals - before;
-    double c = chi2_at(u);
-    if (c < best) best = c, best_u = u;
-  }
-  std::vector<double> u = best_u;
-  if (!ev.quiet && isatty(2)) std::fprintf(stderr, "\n");
-  FitResult fr;
-  fr.x = to_x(u);
-  auto r0 = ev.residuals(fr.x, use);
-  for (double r : r0) fr.chi2 += r * r;
-  fr.n = static_cast<int>(r0.size());
-  // Jacobian in u, forward (backward at the upper bound) differences
-  // central differences over a tenth of each range (one-sided at a bound): the figures
-  // are staircases in some costs (a C-state or a poll window crossing a gap), so a step
-  // that spans a stair measures the slope that matters
-  const double h = 0.1;
-  std::vector<std::vector<double>> J(r0.size(), std::vector<double>(k));
-  std::vector<double> colnorm(k, 0);
-  for (size_t j = 0; j < k; ++j) {
-    std::vector<double> up = u, down = u;
-    up[j] = std::min(1.0, u[j] + h / 2);
-    down[j] = std::max(0.0, u[j] - h / 2);
-    auto r1 = ev.residuals(to_x(up), use), r2 = ev.residuals(to_x(down), use);
-    for (size_t i = 0; i < r0.size(); ++i) {
-      J[i][j] = (r1[i] - r2[i]) / (up[j] - down[j]);
-      colnorm[j] += J[i][j] * J[i][j];
-    }
-    colnorm[j] = std::sqrt(colnorm[j]);
-  }
-  // parameters that move no figure are not identifiable; the rest get (J^T J)^-1
-  std::vector<size_t> idx;
-  for (size_t j = 0; j < k; ++j)
-    if (colnorm[j] > 0.5) idx.push_back(j);
-  fr.sigma_ln.assign(k, NAN);
-  fr.identifiable.assign(k, false);
-  double dof = std::max(1.0, fr.n - static_cast<double>(idx.size()));
-  double scale = std::max(1.0, fr.chi2 / dof);
-  fr.chi2_consistent = dof + 2 * std::sqrt(2 * dof);
-  fr.consistent = fr.chi2 <= fr.chi2_consistent;
-  while (!idx.empty()) {
-    std::vector<std::vector<double>> A(idx.size(), std::vector<double>(idx.size(), 0));
-    for (size_t a = 0; a < idx.size(); ++a)
-      for (size_t b = 0; b < idx.size(); ++b)
-        for (size_t i = 0; i < r0.size(); ++i) A[a][b] += J[i][idx[a]] * J[i][idx[b]];
-    if (invert(A)) {
-      for (size_t a = 0; a < idx.size(); ++a) {
-        size_t j = idx[a];
-        double su = std::sqrt(std::max(0.0, A[a][a]) * scale);
-        const FitParam& f = ev.params[j];
-        // 4. every point evaluated that is consistent with the profile (chi2 within the
-        //    ~95 % range of its chi2 distribution, dof + 2 sqrt(2 dof)) and puts this
-        //    parameter elsewhere widens its interval to half that distance: the local
-        //    slope alone is overconfident where figures are staircases in the costs
-        if (fr.consistent)
-          for (const auto& [c, us] : seen)
-            if (c <= fr.chi2_consistent) su = std::max(su, std::fabs(us[j] - u[j]) / 2);
-        fr.sigma_ln[j] = f.log ? su * std::log(f.hi / f.lo) : su * (f.hi - f.lo);
-        fr.identifiable[j] = su < 0.2;  // the 1-sigma interval spans < 1/5 of the range searched
-      }
-      break;
-    }
-    // singular: drop the weakest column and try again
-    size_t weakest = 0;
-    for (size_t a = 1; a < idx.size(); ++a)
-      if (colnorm[idx[a]] < colnorm[idx[weakest]]) weakest = a;
-    idx.erase(idx.begin() + static_cast<long>(weakest));
-  }
-  return fr;
-}
-
 std::string fmt_ns(double v) {
   char b[64];
   if (!std::isfinite(v)) return "n/a";
@@ -348,11 +216,43 @@ std::string fmt_ns(double v) {
 }
 
 std::string uncertainty_text(const FitParam& f, const FitResult& r, size_t j) {
+  char b[160];
+  if (f.discrete()) {
+    if (r.runner_up[j] < 0) return "the only level";
+    std::snprintf(b, sizeof b, "%s: next %s at delta chi2 %.1f", r.identifiable[j] ? "identified" : "not identifiable",
+                  f.level_text[static_cast<size_t>(r.runner_up[j])].c_str(), r.delta_chi2[j]);
+    return b;
+  }
   if (!r.identifiable[j]) return "not identifiable from this profile";
-  char b[64];
   if (f.log) std::snprintf(b, sizeof b, "x/ %.2f", std::exp(r.sigma_ln[j]));
   else std::snprintf(b, sizeof b, "+- %s", fmt_ns(r.sigma_ln[j]).c_str());
   return b;
+}
+
+// A value as a scenario file writes it.
+std::string toml_value(const FitParam& f, double x) {
+  if (f.discrete()) {
+    const std::string& v = f.levels[static_cast<size_t>(x)];
+    bool bare = v == "true" || v == "false" || v.find_first_not_of("0123456789") == std::string::npos;
+    return bare ? v : "\"" + v + "\"";
+  }
+  return f.duration ? "\"" + std::to_string(std::llround(x)) + "ns\"" : std::to_string(std::llround(x));
+}
+
+// What the fit says about the VM: calibrated, outside the model's ranges, or outside its
+// structure (the figures it misses most).
+std::string verdict(const FitResult& fr, const std::vector<std::string>& edges) {
+  if (fr.consistent) return "calibrated: vtick reproduces the fitted figures within their noise";
+  std::string v = "outside the model: the best fit misses the figures beyond their noise";
+  if (!edges.empty()) {
+    v += ", with " + std::to_string(edges.size()) + " parameter(s) at the edge of the documented range (";
+    for (size_t i = 0; i < edges.size(); ++i) v += (i ? ", " : "") + edges[i];
+    v += "): this host is not one the ranges describe (a nested or emulated host, or a cost the model lacks); the "
+         "scenario written is the nearest model, not a calibration";
+  } else {
+    v += " with every parameter inside its range: a path of this host that the model lacks";
+  }
+  return v;
 }
 
 int calibrate(const CalibrateOptions& o, const Profile& p);
@@ -434,7 +334,9 @@ int synthesize(const CalibrateOptions& o) {
   json wp = json::array(), tp = json::array();
   for (size_t i = 2; i < cat.size(); ++i) {
     const ProbeFigure& f = cat[i];
-    if (f.exp == ProbeExperiment::WakeSpin || f.exp == ProbeExperiment::WakeSleep)
+    if (f.exp == ProbeExperiment::FutexWake)
+      fig["futex_wake"] = {{"method", "vtick"}, {"gap_ns", f.arg}, {"remote_ns", stats(v[i])}};
+    else if (f.exp == ProbeExperiment::WakeSpin || f.exp == ProbeExperiment::WakeSleep)
       wp.push_back({{"mode", f.exp == ProbeExperiment::WakeSpin ? "spin" : "sleep"}, {"gap_ns", f.arg},
                     {"round_trip_ns", stats(v[i])}, {"one_way_ns", stats(v[i] / 2)}});
     else
@@ -519,14 +421,17 @@ int calibrate(const CalibrateOptions& o, const Profile& p) {
     pinned_x = std::clamp(pinned_raw, pinned->lo, pinned->hi);
     pinned_sigma = ev.figs[i].rel_sigma * ev.figs[i].value / std::max(1.0, ev.figs[i].value - mit);
     ev.params.erase(ev.params.begin() + static_cast<long>(pin_at));
-    ev.user_sets.push_back(sets_value(*pinned, pinned_x));
+    ev.user_sets.push_back(pinned->set_text(pinned_x));
     std::printf("host.costs.vmexit_ns from the exit figure: %s (CPUID %s over getppid(), less %s of entry mitigations)%s\n",
                 fmt_ns(pinned_x).c_str(), fmt_ns(ev.figs[i].value).c_str(), fmt_ns(mit).c_str(),
                 pinned_x != pinned_raw ? ", clamped to its documented range" : "");
   }
-  std::printf("fitting %zu parameters on %d of %zu figures%s (a Latin hypercube, then NLopt's Sbplx; at most %d evaluations)\n",
+  std::printf("fitting %zu parameters on %d of %zu figures%s (a mixed Latin hypercube, then NLopt's BOBYQA on the costs and sweeps of the "
+              "choices; at most %d evaluations)\n",
               ev.params.size(), used, ev.figs.size(), o.check ? " (--check: the rest are predicted)" : "", o.max_evals);
-  FitResult fr = fit(ev, use, o.max_evals);
+  FitObjective ob{ev.params, [&](const std::vector<double>& x) { return ev.residuals(x, use); }, [&] { return ev.evals; },
+                  o.quiet};
+  FitResult fr = fit(ob, o.max_evals);
   if (pinned) {  // back in its place, for the tables
     auto at = static_cast<long>(pin_at);
     ev.params.insert(ev.params.begin() + at, *pinned);
@@ -534,20 +439,29 @@ int calibrate(const CalibrateOptions& o, const Profile& p) {
     fr.x.insert(fr.x.begin() + at, pinned_x);
     fr.sigma_ln.insert(fr.sigma_ln.begin() + at, std::log1p(pinned_sigma));
     fr.identifiable.insert(fr.identifiable.begin() + at, pinned_x > pinned->lo && pinned_x < pinned->hi);
+    fr.level_chi2.insert(fr.level_chi2.begin() + at, std::vector<double>{});
+    fr.runner_up.insert(fr.runner_up.begin() + at, -1);
+    fr.delta_chi2.insert(fr.delta_chi2.begin() + at, NAN);
   }
   auto sim = ev.figures(fr.x, std::vector<bool>(ev.figs.size(), true));
   for (size_t i = 0; i < ev.figs.size(); ++i) std::remove(ev.fig_paths[i].c_str());
   std::remove(ev.base_path.c_str());
   rmdir(ev.dir.c_str());
 
-  std::printf("\n%-28s %-10s %-10s %-36s %s\n", "parameter", "default", "fitted", "uncertainty (1 sigma)", "range searched");
+  std::printf("\n%-28s %-22s %-22s %-44s %s\n", "parameter", "default", "fitted", "uncertainty (1 sigma)", "range searched");
+  std::vector<std::string> edges;
   for (size_t j = 0; j < ev.params.size(); ++j) {
     const FitParam& f = ev.params[j];
-    bool edge = f.to_u(fr.x[j]) < 0.01 || f.to_u(fr.x[j]) > 0.99;
+    bool edge = !f.discrete() && (f.to_u(fr.x[j]) < 0.01 || f.to_u(fr.x[j]) > 0.99);
+    if (edge) edges.push_back(f.key);
     std::string unc = uncertainty_text(f, fr, j);
     if (pinned && j == pin_at && edge) unc = "outside its range (exit: " + fmt_ns(pinned_raw) + ")";
-    std::printf("%-28s %-10s %-10s %-36s %s .. %s%s\n", f.key.c_str(), fmt_ns(f.dflt).c_str(), fmt_ns(fr.x[j]).c_str(),
-                unc.c_str(), fmt_ns(f.lo).c_str(), fmt_ns(f.hi).c_str(), edge ? " (at its edge)" : "");
+    std::string range = f.discrete() ? std::to_string(f.levels.size()) + " levels"
+                                     : fmt_ns(f.lo) + " .. " + fmt_ns(f.hi);
+    std::string dflt = f.discrete() ? f.level_text[static_cast<size_t>(f.dflt)] : fmt_ns(f.dflt);
+    std::string val = f.discrete() ? f.level_text[static_cast<size_t>(fr.x[j])] : fmt_ns(fr.x[j]);
+    std::printf("%-28s %-22s %-22s %-44s %s%s\n", f.key.c_str(), dflt.c_str(), val.c_str(), unc.c_str(), range.c_str(),
+                edge ? " (at its edge)" : "");
   }
   std::printf("\n%-28s %-10s %-10s %-9s %s\n", "figure (p50)", "measured", "vtick", "error", o.check ? "role" : "");
   double chi_fit = 0, chi_held = 0;
@@ -564,34 +478,43 @@ int calibrate(const CalibrateOptions& o, const Profile& p) {
     figs.push_back({{"id", f.id}, {"measured_ns", f.value}, {"vtick_ns", sim[i]}, {"error_pct", err},
                     {"rel_sigma", f.rel_sigma}, {"role", use[i] ? "fit" : "predicted"}});
   }
-  if (!fr.consistent)
-    std::printf("\nThe best fit is not consistent with the profile's noise (chi2 %.0f > %.0f): vtick does not reproduce these "
-                "figures within their uncertainty, and the intervals above are the local ones, scaled by chi2 per degree of "
-                "freedom.\n", fr.chi2, fr.chi2_consistent);
+  std::string ver = verdict(fr, edges);
+  std::printf("\nverdict: %s (chi2 %.0f; consistent up to %.0f)%s\n", ver.c_str(), fr.chi2, fr.chi2_consistent,
+              fr.consistent ? "" : "; the intervals above are the local ones, scaled by chi2 per degree of freedom");
   std::printf("\nchi2 %.1f over %d fitted figures", chi_fit, used);
   if (o.check && n_held) std::printf("; held back: chi2 %.1f over %d predicted figures", chi_held, n_held);
   std::printf(" (%d evaluations)\n", ev.evals);
 
   json params = json::array();
   std::ostringstream toml;
-  toml << base << "\n[host.costs]  # fitted by vtick calibrate (1 sigma in the comments)\n";
-  std::ostringstream kvm;
+  toml << base;
+  std::map<std::string, std::string> tables;  // [host.costs], [host.kvm], [host]: the fitted keys
   for (size_t j = 0; j < ev.params.size(); ++j) {
     const FitParam& f = ev.params[j];
-    params.push_back({{"key", f.key}, {"default", f.dflt}, {"fitted", fr.x[j]}, {"identifiable", bool(fr.identifiable[j])},
-                      {"sigma", fr.identifiable[j] ? json(fr.sigma_ln[j]) : json()}, {"log_scale", f.log},
-                      {"lo", f.lo}, {"hi", f.hi}});
-    std::string line = f.key.substr(f.key.rfind('.') + 1) + " = " + std::to_string(std::llround(fr.x[j])) + "  # " +
-                       uncertainty_text(f, fr, j) + "\n";
-    if (f.key.rfind("host.costs.", 0) == 0) toml << line;
-    else kvm << line;
+    json pj{{"key", f.key}, {"unit", f.unit}, {"identifiable", bool(fr.identifiable[j])}};
+    if (f.discrete()) {
+      json levels = json::array();
+      for (size_t l = 0; l < f.levels.size(); ++l)
+        levels.push_back({{"value", f.levels[l]}, {"text", f.level_text[l]},
+                          {"chi2", l < fr.level_chi2[j].size() ? json(fr.level_chi2[j][l]) : json()}});
+      pj.update({{"default", f.levels[static_cast<size_t>(f.dflt)]}, {"fitted", f.levels[static_cast<size_t>(fr.x[j])]},
+                 {"fitted_text", f.level_text[static_cast<size_t>(fr.x[j])]}, {"levels", levels},
+                 {"runner_up", fr.runner_up[j] >= 0 ? json(f.levels[static_cast<size_t>(fr.runner_up[j])]) : json()},
+                 {"delta_chi2", std::isfinite(fr.delta_chi2[j]) ? json(fr.delta_chi2[j]) : json()}});
+    } else {
+      pj.update({{"default", f.dflt}, {"fitted", fr.x[j]}, {"sigma", fr.identifiable[j] ? json(fr.sigma_ln[j]) : json()},
+                 {"log_scale", f.log}, {"lo", f.lo}, {"hi", f.hi}});
+    }
+    params.push_back(pj);
+    size_t dot = f.key.rfind('.');
+    tables[f.key.substr(0, dot)] += f.key.substr(dot + 1) + " = " + toml_value(f, fr.x[j]) + "  # " + uncertainty_text(f, fr, j) + "\n";
   }
-  toml << "\n[host.kvm]\n" << kvm.str();
+  for (const auto& [table, lines] : tables) toml << "\n[" << table << "]  # fitted by vtick calibrate\n" << lines;
   toml << "\n# [workload]: the built-in default; add your own, or run with --set workload.kind=...\n";
   if (!o.out.empty() && !write_output("-o", o.out, toml.str())) return 1;
   if (!o.json_path.empty()) {
     json rep{{"profile", p.path}, {"check", o.check}, {"evaluations", ev.evals}, {"chi2_fit", chi_fit},
-             {"consistent", fr.consistent}, {"chi2_consistent", fr.chi2_consistent},
+             {"consistent", fr.consistent}, {"chi2_consistent", fr.chi2_consistent}, {"verdict", ver},
              {"chi2_predicted", chi_held}, {"parameters", params}, {"figures", figs}};
     if (!write_output("--json", o.json_path, rep.dump(2) + "\n")) return 1;
   }

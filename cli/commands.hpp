@@ -75,7 +75,7 @@ struct CalibrateOptions {
   std::string out;                   // -o: the calibrated scenario
   std::string json_path;             // the fit as JSON
   bool check = false;                // fit on part of the figures, predict the rest
-  int max_evals = 80;                // BOBYQA evaluations (each runs every figure)
+  int max_evals = 240;               // the fit's evaluations (each runs every figure)
   int jobs = 0;                      // 0: number of cores
   std::vector<std::string> sets;     // on top of the calibrated scenario
   std::vector<std::string> fit_keys; // --fit: the parameters searched (default: calibrate.cpp's list)

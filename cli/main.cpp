@@ -102,11 +102,11 @@ int main(int argc, char** argv) {
   ca->add_option("-o,--out", cal.out, "write the calibrated scenario (TOML) to FILE");
   ca->add_option("--json", cal.json_path, "write the fit (parameters, uncertainties, every figure) to FILE");
   ca->add_flag("--check", cal.check, "fit on part of the figures and predict the others");
-  ca->add_option("--max-evals", cal.max_evals, "most evaluations of the fit (each runs every figure; default 80)")->check(CLI::Range(10, 10000));
+  ca->add_option("--max-evals", cal.max_evals, "most evaluations of the fit (each runs every figure; default 240)")->check(CLI::Range(10, 10000));
   ca->add_option("--jobs", cal.jobs, "parallel processes (default: cores)")->check(CLI::Range(1, 256));
   ca->add_option("--set", cal.sets, "KEY=VALUE on top of the calibrated scenario (repeatable)");
   ca->add_option("--synthesize", cal.synthesize, "instead: compute the profile of SCENARIO with vtick and write it to -o");
-  ca->add_option("--fit", cal.fit_keys, "the keys to fit, comma-separated (default: the wake path, C-state exits, halt-poll window)")->delimiter(',');
+  ca->add_option("--fit", cal.fit_keys, "the keys to fit, comma-separated: numeric keys with a range, booleans, choices (default: the exit and wake-path costs, C-state exits, halt-poll window, timer advance, idle governor)")->delimiter(',');
   ca->add_option("--scenarios", cal.scenarios_dir, "write the scenario of every figure's experiment into DIR");
   ca->add_flag("--quiet", cal.quiet, "no progress lines");
 

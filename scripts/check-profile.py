@@ -21,6 +21,9 @@ def stats_blocks(node, path=""):
 
 
 def main():
+    if len(sys.argv) != 3:
+        print("usage: check-profile.py SCHEMA.json PROFILE.json", file=sys.stderr)
+        return 2
     schema_path, profile_path = sys.argv[1], sys.argv[2]
     with open(schema_path) as f:
         schema = json.load(f)

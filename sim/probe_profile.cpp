@@ -69,6 +69,7 @@ std::vector<ProbeFigure> probe_figure_catalogue() {
   std::vector<ProbeFigure> v;
   v.push_back({"exit", ProbeExperiment::ExitCost});
   v.push_back({"pingpong", ProbeExperiment::Pingpong});
+  v.push_back({"futex_wake.remote", ProbeExperiment::FutexWake, 200'000});
   for (sim_ns g : kGaps) v.push_back({"wake_spin." + dur(g), ProbeExperiment::WakeSpin, g});
   for (sim_ns g : kGaps) v.push_back({"wake_sleep." + dur(g), ProbeExperiment::WakeSleep, g, 1});
   for (int busy = 0; busy < 2; ++busy)
@@ -78,10 +79,12 @@ std::vector<ProbeFigure> probe_figure_catalogue() {
                       busy ? ProbeExperiment::TimerBusy : ProbeExperiment::TimerIdle, l, def ? -1 : 1};
         v.push_back(f);
       }
-  // --check fits the exit, the ping-pong, the spin round trips and the 1 ns-slack idle
-  // timers; it predicts the sleep round trips, the busy timers and the default slack.
+  // --check fits the exit, the ping-pong, the remote futex wake, the spin round trips and
+  // the 1 ns-slack idle timers; it predicts the sleep round trips, the busy timers and the
+  // default slack.
   for (auto& f : v)
-    f.fit = f.exp == ProbeExperiment::ExitCost || f.exp == ProbeExperiment::Pingpong || f.exp == ProbeExperiment::WakeSpin ||
+    f.fit = f.exp == ProbeExperiment::ExitCost || f.exp == ProbeExperiment::Pingpong || f.exp == ProbeExperiment::FutexWake ||
+            f.exp == ProbeExperiment::WakeSpin ||
             (f.exp == ProbeExperiment::TimerIdle && f.slack == 1);
   return v;
 }
@@ -165,11 +168,12 @@ Profile load_profile(const std::string& path) {
   long long default_slack = -1;
   if (fig.contains("timer_overshoot") && fig["timer_overshoot"].is_object())
     default_slack = fig["timer_overshoot"].value("default_slack_ns", -1LL);
-  auto take = [&](const std::string& id, const json& stats, const std::string& key, double minus = 0) {
+  auto take = [&](const std::string& id, const json& stats, const std::string& key, double minus = 0, sim_ns arg = 0) {
     for (auto& f : cat)
       if (f.id == id) {
         read_stats(p, stats, key, f.value, f.rel_sigma, f.n);
         f.value -= minus;
+        if (arg > 0) f.arg = arg;
         if (f.slack == -1) f.slack = default_slack;
         p.figures.push_back(f);
       }
@@ -182,6 +186,12 @@ Profile load_profile(const std::string& path) {
   }
   if (fig.contains("pingpong") && fig["pingpong"].contains("round_trip_ns"))
     take("pingpong", fig["pingpong"]["round_trip_ns"], "figures.pingpong.round_trip_ns");
+  if (fig.contains("futex_wake") && fig["futex_wake"].is_object() && fig["futex_wake"].contains("remote_ns")) {
+    const json& gap = fig["futex_wake"].contains("gap_ns") ? fig["futex_wake"]["gap_ns"] : json();
+    if (!gap.is_number_integer() || gap.get<long long>() < 1000 || gap.get<long long>() > 100'000'000)
+      bad(p, "figures.futex_wake.gap_ns", "must be an integer of 1000 .. 100000000 (ns)");
+    take("futex_wake.remote", fig["futex_wake"]["remote_ns"], "figures.futex_wake.remote_ns", 0, gap.get<sim_ns>());
+  }
   if (fig.contains("wake_after_idle") && fig["wake_after_idle"].contains("points")) {
     int i = 0;
     for (const auto& pt : fig["wake_after_idle"]["points"]) {
@@ -246,6 +256,12 @@ ProbeRun figure_run(const std::string& base, const ProbeFigure& f) {
   switch (f.exp) {
     case ProbeExperiment::ExitCost:  // not a run: calibrate computes one exit from the costs
     case ProbeExperiment::Pingpong: pair(""); break;
+    case ProbeExperiment::FutexWake:  // the probe's waker sleeps the gap, then a quarter more (the waiter is back in FUTEX_WAIT)
+      o << "[[workload.task]]\nname = \"waker\"\ncpus = \"0\"\nprogram = [\"sleep " << dur(f.arg) << "\", \"sleep "
+        << dur(f.arg / 4 + 1000) << "\", \"mark\", \"wake req\"]\n\n[[workload.task]]\nname = \"waiter\"\ncpus = \"1\"\nprogram = "
+           "[\"wait req\"]\n";
+      per_op += f.arg + f.arg / 4;
+      break;
     case ProbeExperiment::WakeSpin: pair("\"run " + dur(f.arg) + "\", "); per_op += f.arg; break;
     case ProbeExperiment::WakeSleep: pair("\"sleep " + dur(f.arg) + "\", "); per_op += f.arg; break;
     case ProbeExperiment::TimerIdle:

@@ -14,6 +14,7 @@ namespace vtick {
 enum class ProbeExperiment {
   ExitCost,    // CPUID minus getppid(): a null exit's round trip (no scenario: one exit)
   Pingpong,    // futex round trip between cpu_a and cpu_b, back to back
+  FutexWake,   // the waker's FUTEX_WAKE of a task blocked on the idle cpu_b (`arg`: the sleep before)
   WakeSpin,    // round trip after the server's vCPU idled `arg` (the client spins)
   WakeSleep,   // the same with the client sleeping (both vCPUs idle)
   TimerIdle,   // clock_nanosleep(arg) overshoot on an idle vCPU, slack `slack`
@@ -21,7 +22,7 @@ enum class ProbeExperiment {
 };
 
 struct ProbeFigure {
-  std::string id;  // "pingpong", "wake_spin.1ms", "timer_idle.slack1.100us", ...
+  std::string id;  // "pingpong", "futex_wake.remote", "wake_spin.1ms", "timer_idle.slack1.100us", ...
   ProbeExperiment exp;
   sim_ns arg = 0;    // gap or sleep length
   sim_ns slack = 0;  // timer slack of the sleeping task
