@@ -35,6 +35,13 @@ def main():
     out.append("| parameter | default | fitted | 1 sigma | range searched |")
     out.append("|---|---|---|---|---|")
     for p in fit["parameters"]:
+        if "levels" in p:  # a choice: its levels, the runner-up re-fitted
+            ru = next((lv["text"] for lv in p["levels"] if lv["value"] == p["runner_up"]), "none")
+            dflt = next(lv["text"] for lv in p["levels"] if lv["value"] == p["default"])
+            state = "identified" if p["identifiable"] else "not identifiable"
+            out.append(f"| `{p['key']}` | {dflt} | {p['fitted_text']} | {state}: next {ru} at delta chi2 "
+                       f"{p['delta_chi2']:.1f} | {len(p['levels'])} levels |")
+            continue
         edge = p["fitted"] <= p["lo"] * 1.001 or p["fitted"] >= p["hi"] * 0.999
         if p["identifiable"]:
             sig = f"×/÷ {2.718281828 ** p['sigma']:.2f}" if p["log_scale"] else f"± {ns(p['sigma'])}"
@@ -43,9 +50,10 @@ def main():
         out.append(f"| `{p['key']}` | {ns(p['default'])} | {ns(p['fitted'])}{' (at its edge)' if edge else ''} | "
                    f"{sig} | {ns(p['lo'])} .. {ns(p['hi'])} |")
     out.append("")
-    out.append(f"chi2 {fit['chi2_fit']:.0f} over {len(fit['figures'])} figures ({fit['evaluations']} evaluations).")
+    out.append(f"chi2 {fit['chi2_fit']:.0f} over {len(fit['figures'])} figures ({fit['evaluations']} evaluations). "
+               f"Verdict: {fit['verdict']}.")
     out.append("")
-    out.append("`--check` (fit on the exit, the ping-pong, the spin round trips and the 1 ns-slack idle "
+    out.append("`--check` (fit on the exit, the ping-pong, the remote futex wake, the spin round trips and the 1 ns-slack idle "
                "timers; predict the rest): measured p50, vtick's at the fit, error:")
     out.append("")
     out.append("| figure | measured | vtick | error | role |")

@@ -27,6 +27,13 @@ const json& at(const Profile& p, const json& j, const std::string& path, const c
   return j[k];
 }
 
+int int_at(const Profile& p, const json& j, const std::string& path, const char* k) {
+  const json& v = at(p, j, path, k);
+  if (!v.is_number_integer() || v.get<long long>() < -1 || v.get<long long>() > 4096)
+    bad(p, path + k, v.dump() + ": an integer of -1 .. 4096");
+  return v.get<int>();
+}
+
 // The p50 of a statistics block, with its relative uncertainty (standard error of the
 // median from the p10..p90 spread, 1.2533 sigma / sqrt(n), sigma ~ (p90 - p10) / 2.563;
 // a 5 % floor for what one run of a real machine does not show).
@@ -53,9 +60,17 @@ std::string topology_of(const Profile& p, const json& cpus, int cpu_a, int& thre
     int count = 0;
     std::stringstream in(sib.get<std::string>());
     std::string part;
+    auto cpu = [&](const std::string& t) {
+      if (t.empty() || t.size() > 4 || t.find_first_not_of("0123456789") != std::string::npos)
+        bad(p, "environment.cpus[].thread_siblings", "'" + sib.get<std::string>() + "': a cpulist such as 0-1 or 0,2");
+      return std::stoi(t);
+    };
     while (std::getline(in, part, ',')) {
       auto dash = part.find('-');
-      count += dash == std::string::npos ? 1 : std::stoi(part.substr(dash + 1)) - std::stoi(part.substr(0, dash)) + 1;
+      int n = dash == std::string::npos ? 1 : cpu(part.substr(dash + 1)) - cpu(part.substr(0, dash)) + 1;
+      if (dash == std::string::npos) cpu(part);
+      if (n < 1) bad(p, "environment.cpus[].thread_siblings", "'" + sib.get<std::string>() + "': a range runs upwards");
+      count += n;
     }
     threads = std::max(1, count);
     return "";
@@ -89,7 +104,18 @@ std::vector<ProbeFigure> probe_figure_catalogue() {
   return v;
 }
 
+Profile load_profile_checked(const std::string& path);
+
+// A value of the wrong JSON type ends in nlohmann's type_error: exit 2 naming the file.
 Profile load_profile(const std::string& path) {
+  try {
+    return load_profile_checked(path);
+  } catch (const json::exception& e) {
+    throw InputError(path + ": " + std::string(e.what()) + " (schema vtick-probe/1, docs/probe.md)");
+  }
+}
+
+Profile load_profile_checked(const std::string& path) {
   Profile p;
   p.path = path;
   std::ifstream in(path);
@@ -119,10 +145,10 @@ Profile load_profile(const std::string& path) {
   } else {
     bad(p, "environment.arch", "'" + arch.dump() + "': x86_64 or aarch64");
   }
-  int cpu_a = at(p, env, "environment.", "cpu_a").get<int>();
-  int cpu_b = at(p, env, "environment.", "cpu_b").get<int>();
+  int cpu_a = int_at(p, env, "environment.", "cpu_a");
+  int cpu_b = int_at(p, env, "environment.", "cpu_b");
   if (cpu_b < 0) bad(p, "environment.cpu_b", "the profile was taken with one CPU: vtick's experiments need two");
-  int online = at(p, env, "environment.", "online_cpus").get<int>();
+  int online = int_at(p, env, "environment.", "online_cpus");
   if (online < 2 || online > 256) bad(p, "environment.online_cpus", std::to_string(online) + ": 2 .. 256");
   std::string why = topology_of(p, at(p, env, "environment.", "cpus"), cpu_a, p.threads_per_core);
   if (!why.empty()) p.notes.push_back(why);

@@ -124,6 +124,20 @@ TEST_CASE("calibrate refuses bad profiles with exit 2, naming the file and key")
     CHECK(r.status == 2);
     CHECK(r.output.find(b.says) != std::string::npos);
   }
+  // wrong types and malformed lists in a real profile: the key named, never an internal error
+  for (const Bad& b : std::vector<Bad>{{"p['environment']['online_cpus'] = 'two'", "environment.online_cpus"},
+                                       {"p['environment']['cpus'][0]['thread_siblings'] = 'x-1'", "thread_siblings"},
+                                       {"p['figures']['futex_wake']['gap_ns'] = 0.5", "figures.futex_wake.gap_ns"},
+                                       {"p['figures']['pingpong']['round_trip_ns']['n'] = 'many'", "must be a number"}}) {
+    std::string src = std::string(VTICK_SOURCE_DIR) + "/docs/probe/this-guest-profile.json";
+    std::system(("python3 -c \"import json; p = json.load(open('" + src + "')); " + b.text + "; json.dump(p, open('" + path +
+                 "', 'w'))\"").c_str());
+    auto r = test::run_cli("calibrate " + path);
+    INFO(b.text << "\n" << r.output);
+    CHECK(r.status == 2);
+    CHECK(r.output.find(b.says) != std::string::npos);
+    CHECK(r.output.find("internal error") == std::string::npos);
+  }
   auto neither = test::run_cli("calibrate");
   CHECK(neither.status == 2);
   std::remove(path.c_str());
