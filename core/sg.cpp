@@ -35,7 +35,17 @@ static std::vector<sim_ns> g_wake;  // by actor pid
 // up to it even while it is asleep at an earlier step's end.
 static std::vector<sim_ns> g_promise;  // by actor pid
 
-sim_ns now() { return from_seconds(sg4::Engine::get_clock()) + g_lag; }
+// SimGrid's clock in integer ns as of the running actor's last return from SimGrid: the
+// clock moves only while every actor is blocked, so it is read once per resume (running(),
+// an actor's start) instead of on every now() (millions of calls per simulated second).
+static sim_ns g_clock = 0;
+static void read_clock() { g_clock = from_seconds(sg4::Engine::get_clock()); }
+
+sim_ns now() { return g_clock + g_lag; }
+sim_ns engine_clock() {
+  read_clock();
+  return g_clock;
+}
 
 void set_quantum_ns(sim_ns ns) { g_quantum = ns; }
 sim_ns quantum_ns() { return g_quantum; }
@@ -70,7 +80,8 @@ static void blocking_until(sim_ns t) { wake_slot(self_pid()) = t; }
 // may run ahead past it meanwhile. A stretch whose end it has reached is over.
 static void running() {
   long self = self_pid();
-  sim_ns t = from_seconds(sg4::Engine::get_clock());
+  read_clock();
+  sim_ns t = g_clock;
   wake_slot(self) = t;
   sim_ns& p = promise_slot(self);
   if (p <= t) p = 0;
@@ -141,7 +152,10 @@ void request_stop() {
 bool stop_requested() { return g_stopping; }
 
 void stop_all_actors(sg4::Host* any_host) {
-  sg4::Actor::create("stop", any_host, [] { request_stop(); });
+  sg4::Actor::create("stop", any_host, [] {
+    read_clock();
+    request_stop();
+  });
 }
 
 static bool g_deadlock = false;
@@ -175,6 +189,7 @@ const std::string& failure_message() { return g_failure; }
 
 void spawn_actor(const std::string& name, sg4::Host* host, std::function<void()> body) {
   sg4::ActorPtr a = sg4::Actor::create(name, host, [name, body = std::move(body)]() {
+    read_clock();
     struct Done {  // an actor that has ended never wakes again
       ~Done() {
         g_lag = 0;

@@ -10,6 +10,7 @@
 namespace vtick {
 
 sim_ns now();  // the calling actor's time in model nanoseconds (see run_ahead())
+sim_ns engine_clock();  // SimGrid's clock in ns, outside an actor (after Engine::run)
 
 // Runs `body` as a SimGrid actor on `host`. An exception escaping the body does not
 // abort the process: it is recorded as the run's failure and the simulation stops.

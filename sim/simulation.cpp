@@ -139,7 +139,7 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   engine.run();
   progress_cb = nullptr;
   if (end < 0) {  // stopped by a failure before the end
-    end = now();
+    end = engine_clock();
     collect(at_end, end, *machine, vm, kernel, *workload);
   }
   res.metrics = at_end.since(at_warmup);
