@@ -336,6 +336,8 @@ int synthesize(const CalibrateOptions& o) {
     const ProbeFigure& f = cat[i];
     if (f.exp == ProbeExperiment::FutexWake)
       fig["futex_wake"] = {{"method", "vtick"}, {"gap_ns", f.arg}, {"remote_ns", stats(v[i])}};
+    else if (f.exp == ProbeExperiment::IrqRate)
+      continue;
     else if (f.exp == ProbeExperiment::WakeSpin || f.exp == ProbeExperiment::WakeSleep)
       wp.push_back({{"mode", f.exp == ProbeExperiment::WakeSpin ? "spin" : "sleep"}, {"gap_ns", f.arg},
                     {"round_trip_ns", stats(v[i])}, {"one_way_ns", stats(v[i] / 2)}});
@@ -343,6 +345,17 @@ int synthesize(const CalibrateOptions& o) {
       tp.push_back({{"busy", f.exp == ProbeExperiment::TimerBusy}, {"slack_ns", f.slack}, {"length_ns", f.arg},
                     {"overshoot_ns", stats(v[i])}});
   }
+  json irq = {{"method", "vtick"}, {"window_s", 1}};
+  for (size_t i = 2; i < cat.size(); ++i) {
+    const ProbeFigure& f = cat[i];
+    if (f.exp != ProbeExperiment::IrqRate) continue;
+    std::string w = f.id.substr(4, f.id.rfind('.') - 4), k = f.id.substr(f.id.rfind('.') + 1) + "_per_s";
+    irq[w]["cpu"] = f.window == IrqWindow::Busy ? 1 : 0;
+    irq[w][k] = v[i];
+    irq[w]["tlb_per_s"] = 0;
+    irq[w]["steal_pct"] = 0;
+  }
+  fig["irq_rates"] = irq;
   fig["wake_after_idle"] = {{"method", "vtick"}, {"points", wp}};
   fig["timer_overshoot"] = {{"method", "vtick"}, {"cpu", 1}, {"default_slack_ns", 50000}, {"points", tp}};
   prof["figures"] = fig;
@@ -398,8 +411,7 @@ int calibrate(const CalibrateOptions& o, const Profile& p) {
     std::printf("wrote %zu scenarios to %s\n", ev.figs.size() - 1, o.scenarios_dir.c_str());
   }
   std::vector<bool> use(ev.figs.size(), true);
-  if (o.check)
-    for (size_t i = 0; i < ev.figs.size(); ++i) use[i] = ev.figs[i].fit;
+  for (size_t i = 0; i < ev.figs.size(); ++i) use[i] = !ev.figs[i].compared && (!o.check || ev.figs[i].fit);
   int used = 0;
   for (bool b : use) used += b;
   std::printf("vtick calibrate: %s (%s, kernel %s; %d vCPUs as %d x %d, HZ=%d from %s, cpuidle %s)\n", p.path.c_str(),
@@ -463,20 +475,30 @@ int calibrate(const CalibrateOptions& o, const Profile& p) {
     std::printf("%-28s %-22s %-22s %-44s %s%s\n", f.key.c_str(), dflt.c_str(), val.c_str(), unc.c_str(), range.c_str(),
                 edge ? " (at its edge)" : "");
   }
-  std::printf("\n%-28s %-10s %-10s %-9s %s\n", "figure (p50)", "measured", "vtick", "error", o.check ? "role" : "");
+  std::printf("\n%-28s %-10s %-10s %-9s %s\n", "figure (p50)", "measured", "vtick", "error", "role");
   double chi_fit = 0, chi_held = 0;
   int n_held = 0;
   json figs = json::array();
   for (size_t i = 0; i < ev.figs.size(); ++i) {
     const ProbeFigure& f = ev.figs[i];
-    double err = 100.0 * (sim[i] - f.value) / f.value;
-    double r = Evaluator::residual(f, sim[i]);
-    (use[i] ? chi_fit : chi_held) += r * r;
-    n_held += !use[i];
-    std::printf("%-28s %-10s %-10s %+7.1f %%  %s\n", f.id.c_str(), fmt_ns(f.value).c_str(), fmt_ns(sim[i]).c_str(), err,
-                o.check ? (use[i] ? "fit" : "predicted") : "");
-    figs.push_back({{"id", f.id}, {"measured_ns", f.value}, {"vtick_ns", sim[i]}, {"error_pct", err},
-                    {"rel_sigma", f.rel_sigma}, {"role", use[i] ? "fit" : "predicted"}});
+    double err = f.value != 0 ? 100.0 * (sim[i] - f.value) / f.value : NAN;
+    const char* role = f.compared ? "compared" : use[i] ? "fit" : "predicted";
+    if (!f.compared) {
+      double r = Evaluator::residual(f, sim[i]);
+      (use[i] ? chi_fit : chi_held) += r * r;
+      n_held += !use[i];
+    }
+    auto show = [&](double v) {
+      if (f.unit == "ns") return fmt_ns(v);
+      char b[32];
+      std::snprintf(b, sizeof b, "%.1f%s", v, f.unit.c_str());
+      return std::string(b);
+    };
+    char e[32] = "n/a";
+    if (std::isfinite(err)) std::snprintf(e, sizeof e, "%+7.1f %%", err);
+    std::printf("%-28s %-10s %-10s %-9s  %s\n", f.id.c_str(), show(f.value).c_str(), show(sim[i]).c_str(), e, role);
+    figs.push_back({{"id", f.id}, {"unit", f.unit}, {"measured", f.value}, {"vtick", sim[i]},
+                    {"error_pct", std::isfinite(err) ? json(err) : json()}, {"rel_sigma", f.rel_sigma}, {"role", role}});
   }
   std::string ver = verdict(fr, edges);
   std::printf("\nverdict: %s (chi2 %.0f; consistent up to %.0f)%s\n", ver.c_str(), fr.chi2, fr.chi2_consistent,

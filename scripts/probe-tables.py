@@ -58,8 +58,11 @@ def main():
     out.append("")
     out.append("| figure | measured | vtick | error | role |")
     out.append("|---|---|---|---|---|")
+    def show(f, v):
+        return ns(v) if f["unit"] == "ns" else ("n/a" if v is None else f"{v:.1f}{f['unit']}")
     for f in check["figures"]:
-        out.append(f"| `{f['id']}` | {ns(f['measured_ns'])} | {ns(f['vtick_ns'])} | {f['error_pct']:+.0f} % | {f['role']} |")
+        err = "n/a" if f["error_pct"] is None else f"{f['error_pct']:+.0f} %"
+        out.append(f"| `{f['id']}` | {show(f, f['measured'])} | {show(f, f['vtick'])} | {err} | {f['role']} |")
     held = [abs(f["error_pct"]) for f in check["figures"] if f["role"] == "predicted"]
     fitted = [abs(f["error_pct"]) for f in check["figures"] if f["role"] == "fit"]
     out.append("")

@@ -80,25 +80,46 @@ std::string topology_of(const Profile& p, const json& cpus, int cpu_a, int& thre
 
 }  // namespace
 
+ProbeFigure figure(std::string id, ProbeExperiment exp, sim_ns arg = 0, sim_ns slack = 0) {
+  ProbeFigure f;
+  f.id = std::move(id);
+  f.exp = exp;
+  f.arg = arg;
+  f.slack = slack;
+  return f;
+}
+
 std::vector<ProbeFigure> probe_figure_catalogue() {
   std::vector<ProbeFigure> v;
-  v.push_back({"exit", ProbeExperiment::ExitCost});
-  v.push_back({"pingpong", ProbeExperiment::Pingpong});
-  v.push_back({"futex_wake.remote", ProbeExperiment::FutexWake, 200'000});
-  for (sim_ns g : kGaps) v.push_back({"wake_spin." + dur(g), ProbeExperiment::WakeSpin, g});
-  for (sim_ns g : kGaps) v.push_back({"wake_sleep." + dur(g), ProbeExperiment::WakeSleep, g, 1});
+  v.push_back(figure("exit", ProbeExperiment::ExitCost));
+  v.push_back(figure("pingpong", ProbeExperiment::Pingpong));
+  v.push_back(figure("futex_wake.remote", ProbeExperiment::FutexWake, 200'000));
+  for (sim_ns g : kGaps) v.push_back(figure("wake_spin." + dur(g), ProbeExperiment::WakeSpin, g));
+  for (sim_ns g : kGaps) v.push_back(figure("wake_sleep." + dur(g), ProbeExperiment::WakeSleep, g, 1));
   for (int busy = 0; busy < 2; ++busy)
     for (int def = 0; def < 2; ++def)
-      for (sim_ns l : kLengths) {
-        ProbeFigure f{std::string(busy ? "timer_busy." : "timer_idle.") + (def ? "default." : "slack1.") + dur(l),
-                      busy ? ProbeExperiment::TimerBusy : ProbeExperiment::TimerIdle, l, def ? -1 : 1};
-        v.push_back(f);
-      }
+      for (sim_ns l : kLengths)
+        v.push_back(figure(std::string(busy ? "timer_busy." : "timer_idle.") + (def ? "default." : "slack1.") + dur(l),
+                           busy ? ProbeExperiment::TimerBusy : ProbeExperiment::TimerIdle, l, def ? -1 : 1));
+  // irq_rates: LOC, RES, CAL and halts in each window (TLB: vtick has no shootdowns)
+  const char* windows[] = {"idle", "busy", "idle_beside_busy"};
+  const std::pair<const char*, const char*> counters[] = {
+      {"loc", "irqs.local_timer"}, {"res", "irqs.reschedule"}, {"cal", "irqs.call_function"}, {"halts", "idle.halts"}};
+  for (int w = 0; w < 3; ++w)
+    for (const auto& [name, counter] : counters) {
+      ProbeFigure f = figure(std::string("irq.") + windows[w] + "." + name, ProbeExperiment::IrqRate);
+      f.window = static_cast<IrqWindow>(w);
+      f.counter = counter;
+      f.unit = "/s";
+      f.compared = true;
+      f.fit = false;
+      v.push_back(f);
+    }
   // --check fits the exit, the ping-pong, the remote futex wake, the spin round trips and
   // the 1 ns-slack idle timers; it predicts the sleep round trips, the busy timers and the
   // default slack.
   for (auto& f : v)
-    f.fit = f.exp == ProbeExperiment::ExitCost || f.exp == ProbeExperiment::Pingpong || f.exp == ProbeExperiment::FutexWake ||
+    if (!f.compared) f.fit = f.exp == ProbeExperiment::ExitCost || f.exp == ProbeExperiment::Pingpong || f.exp == ProbeExperiment::FutexWake ||
             f.exp == ProbeExperiment::WakeSpin ||
             (f.exp == ProbeExperiment::TimerIdle && f.slack == 1);
   return v;
@@ -236,6 +257,23 @@ Profile load_profile_checked(const std::string& path) {
       take(id, at(p, pt, key + ".", "overshoot_ns"), key + ".overshoot_ns");
     }
   }
+  if (fig.contains("irq_rates") && fig["irq_rates"].is_object()) {
+    for (const char* w : {"idle", "busy", "idle_beside_busy"}) {
+      const json& win = fig["irq_rates"].contains(w) ? fig["irq_rates"][w] : json();
+      if (!win.is_object()) continue;
+      for (auto& f : cat) {
+        if (f.exp != ProbeExperiment::IrqRate || f.id.rfind(std::string("irq.") + w + ".", 0) != 0) continue;
+        std::string k = f.id.substr(f.id.rfind('.') + 1) + "_per_s";
+        const json& v = win.contains(k) ? win[k] : json();
+        if (v.is_null()) continue;  // halts without a cpuidle driver
+        if (!v.is_number() || v.get<double>() < 0) bad(p, "figures.irq_rates." + std::string(w) + "." + k, v.dump() + ": a rate >= 0");
+        f.value = v.get<double>();
+        f.rel_sigma = 0.05;
+        f.n = 1;
+        p.figures.push_back(f);
+      }
+    }
+  }
   // HZ not readable from the config: the busy CPU's local timer rate is the tick
   if (!p.hz && fig.contains("irq_rates") && fig["irq_rates"].contains("busy") && fig["irq_rates"]["busy"].is_object()) {
     double loc = fig["irq_rates"]["busy"].value("loc_per_s", 0.0);
@@ -290,6 +328,15 @@ ProbeRun figure_run(const std::string& base, const ProbeFigure& f) {
       break;
     case ProbeExperiment::WakeSpin: pair("\"run " + dur(f.arg) + "\", "); per_op += f.arg; break;
     case ProbeExperiment::WakeSleep: pair("\"sleep " + dur(f.arg) + "\", "); per_op += f.arg; break;
+    case ProbeExperiment::IrqRate:  // the probe's windows: all idle, or vCPU 1 spinning
+      if (f.window == IrqWindow::Idle) {
+        o.str("");
+        o << base << "\n[workload]\nkind = \"idle\"\n";
+      } else {
+        o << "[[workload.task]]\nname = \"spinner\"\ncpus = \"1\"\nprogram = [\"run 10ms\"]\n";
+      }
+      per_op = 5'000'000;  // a one-second window
+      break;
     case ProbeExperiment::TimerIdle:
     case ProbeExperiment::TimerBusy:
       o << "[[workload.task]]\nname = \"sleeper\"\ncpus = \"1\"\nprogram = [\"mark\", \"sleep " << dur(f.arg) << "\"]\n";
@@ -310,6 +357,11 @@ std::vector<std::string> figure_sets(const ProbeFigure& f) {
 }
 
 double figure_value(const ProbeFigure& f, const RunResult& r) {
+  if (f.exp == ProbeExperiment::IrqRate) {
+    std::string k = std::string("vcpu") + (f.window == IrqWindow::Busy ? "1." : "0.") + f.counter;
+    if (!r.metrics.has(k) || r.measured_ns <= 0) return NAN;
+    return r.metrics.get(k) / (static_cast<double>(r.measured_ns) / 1e9);
+  }
   if (!r.metrics.has("workload.op_latency_p50_ns")) return NAN;
   double v = r.metrics.get("workload.op_latency_p50_ns");
   if (f.exp == ProbeExperiment::TimerIdle || f.exp == ProbeExperiment::TimerBusy) v -= static_cast<double>(f.arg);

@@ -19,17 +19,27 @@ enum class ProbeExperiment {
   WakeSleep,   // the same with the client sleeping (both vCPUs idle)
   TimerIdle,   // clock_nanosleep(arg) overshoot on an idle vCPU, slack `slack`
   TimerBusy,   // the same beside a spinning task
+  IrqRate,     // an interrupt or halt rate of one vCPU over a window (`slack`: the window, below)
 };
+
+// irq_rates' windows: every vCPU idle (vCPU 0 read), vCPU 1 busy (read), vCPU 0 beside it.
+enum class IrqWindow { Idle, Busy, IdleBesideBusy };
 
 struct ProbeFigure {
   std::string id;  // "pingpong", "futex_wake.remote", "wake_spin.1ms", "timer_idle.slack1.100us", ...
-  ProbeExperiment exp;
+  ProbeExperiment exp = ProbeExperiment::ExitCost;
   sim_ns arg = 0;    // gap or sleep length
   sim_ns slack = 0;  // timer slack of the sleeping task
   double value = 0;  // the measured p50, ns
   double rel_sigma = 0;  // the p50's relative uncertainty: spread / sqrt(n), with a floor
   int n = 0;
   bool fit = true;  // in the fit set of --check (false: held back and predicted)
+  // compared only, never fitted: a figure of the guest rather than its host (irq_rates:
+  // an idle guest's interrupts are its own timers', the background preset's business)
+  bool compared = false;
+  std::string unit = "ns";  // "ns", or "/s" for a rate
+  IrqWindow window = IrqWindow::Idle;
+  std::string counter;  // IrqRate: vtick's per-vCPU counter ("irqs.local_timer")
 };
 
 struct Profile {
