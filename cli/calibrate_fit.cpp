@@ -260,11 +260,13 @@ FitResult fit(const FitObjective& ob, int max_evals) {
   fr.chi2_consistent = dof + 2 * std::sqrt(2 * dof);
   fr.consistent = fr.chi2 <= fr.chi2_consistent;
   // a choice is identified when its runner-up is excluded at 2 sigma (delta chi2 > 4,
-  // scaled by chi2 per degree of freedom)
+  // scaled by chi2 per degree of freedom) and is not itself consistent with the profile
+  // (a consistent fit cannot tell its level from another consistent one)
   for (size_t d : s.disc)
     if (fr.runner_up[d] >= 0) {
-      fr.delta_chi2[d] = fr.level_chi2[d][static_cast<size_t>(fr.runner_up[d])] - fr.chi2;
-      fr.identifiable[d] = fr.delta_chi2[d] > 4 * fr.scale;
+      double c = fr.level_chi2[d][static_cast<size_t>(fr.runner_up[d])];
+      fr.delta_chi2[d] = c - fr.chi2;
+      fr.identifiable[d] = fr.delta_chi2[d] > 4 * fr.scale && !(fr.consistent && c <= fr.chi2_consistent);
     }
   while (!idx.empty()) {
     std::vector<std::vector<double>> A(idx.size(), std::vector<double>(idx.size(), 0));

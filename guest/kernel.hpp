@@ -284,7 +284,7 @@ class GuestKernel {
   const Packing& packing() const { return *packing_; }
 
   SchedStats sched_stats;
-  std::vector<sim_ns> wake_latency;  // ns from try_to_wake_up to running, per wake-up
+  LogHistogram wake_latency;  // ns from try_to_wake_up to running, per wake-up (bounded)
 
  private:
   GuestParams p_;

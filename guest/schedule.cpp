@@ -69,7 +69,7 @@ void GuestCpu::schedule() {
   next->cpu = id_;
   tick_.tick_nohz_task_switch();
   if (next->woken_at >= 0) {
-    k_.wake_latency.push_back(now() - next->woken_at);
+    k_.wake_latency.record(now() - next->woken_at);
     next->woken_at = -1;
   }
 }

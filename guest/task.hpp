@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/rng.hpp"
+#include "core/log_histogram.hpp"
 #include "core/time.hpp"
 #include "guest/hrtimer.hpp"
 #include "guest/pelt.hpp"
@@ -44,7 +45,7 @@ enum class TaskState { Runnable, Running, Sleeping, Blocked, Exited };
 // req_performed) and the record of each measured op's duration.
 struct UserSpace {
   std::map<int, std::uint64_t> counters;
-  std::vector<sim_ns> op_latency;
+  LogHistogram op_latency;  // bounded: any number of ops
 };
 
 struct Task {

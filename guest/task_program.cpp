@@ -152,7 +152,7 @@ static void local_stretch_point(GuestCpu& c, Task& t) {
 // An op that ended in a phase that blocked (a wait, a sleep, a net reply) ends when
 // the task runs again, not when it blocked.
 static void end_op(GuestCpu& c, Task& t) {
-  t.user->op_latency.push_back(c.now() - t.op_start);
+  t.user->op_latency.record(c.now() - t.op_start);
   t.op_start = c.now();
 }
 

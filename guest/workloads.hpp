@@ -93,7 +93,7 @@ class Workload {
   using Report = std::function<void(const std::string& name, double value, bool counter)>;
   virtual void report(const GuestKernel& k, sim_ns now, const Report& out) const;
   // Each measured op's duration in the window (an OLTP transaction's), in order.
-  const std::vector<sim_ns>& op_latency() const { return user_.op_latency; }
+  const LogHistogram& op_latency() const { return user_.op_latency; }
   // The warm-up is over: what it measured so far is not part of the window.
   void start_window() { user_.op_latency.clear(); }
 

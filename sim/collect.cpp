@@ -63,9 +63,8 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
     else m.gauge(name, v);
   });
   if (!w.op_latency().empty()) {
-    std::vector<double> lat(w.op_latency().begin(), w.op_latency().end());
-    m.gauge("workload.op_latency_p50_ns", percentile(lat, 50));
-    m.gauge("workload.op_latency_p99_ns", percentile(lat, 99));
+    m.gauge("workload.op_latency_p50_ns", static_cast<double>(w.op_latency().value_at_percentile(50)));
+    m.gauge("workload.op_latency_p99_ns", static_cast<double>(w.op_latency().value_at_percentile(99)));
   }
   add(m, "sched.", k.sched_stats);
   k.packing_flush(t);

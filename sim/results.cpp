@@ -55,7 +55,7 @@ std::vector<Headline> headlines(const Scenario& sc, const RunResult& r) {
   // undefined (NaN, n/a in tables, null in JSON) where there is nothing to divide by
   auto per_s = [&](double x) { return secs > 0 ? x / secs : kUndefined; };
   auto pct = [&](double x, double of) { return of > 0 ? 100.0 * x / of : kUndefined; };
-  auto pctile = [&](double p) { return r.wake_latency_ns.empty() ? kUndefined : percentile(r.wake_latency_ns, p) / 1e3; };
+  auto pctile = [&](double p) { return r.wake_latency.empty() ? kUndefined : static_cast<double>(r.wake_latency.value_at_percentile(p)) / 1e3; };
   double attempted = sum_over_vcpus(sc, m, "kvm.halt_attempted_poll");
   double success = sum_over_vcpus(sc, m, "kvm.halt_successful_poll");
   double poll_ns = sum_over_vcpus(sc, m, "kvm.halt_poll_success_ns") + sum_over_vcpus(sc, m, "kvm.halt_poll_fail_ns");
@@ -148,7 +148,20 @@ std::string results_json(const Scenario& sc, const RunResult& r, bool timing) {
   for (const auto& h : headlines(sc, r)) set_number(sum, h.key, h.value);
   json& met = j["metrics"];
   for (const auto& m : r.metrics.all()) set_number(met, m.name, m.value);
-  return j.dump(2) + "\n";
+  // the latency distributions themselves (core/log_histogram.hpp): what the percentiles
+  // above are read from, for any other percentile a user wants
+  auto hist = [](const LogHistogram& h) {
+    json b = json::array();
+    for (const auto& [lo, n] : h.buckets()) b.push_back({lo, n});
+    return json{{"unit", "ns"}, {"count", h.count()}, {"min", h.min()}, {"max", h.max()},
+                {"sub_bucket_bits", LogHistogram::kSubBits}, {"buckets", b}};
+  };
+  // one compact line each: thousands of buckets would be thousands of lines
+  std::string text = j.dump(2);
+  text.resize(text.size() - 2);  // "\n}"
+  text += ",\n  \"histograms\": {\n    \"wake_latency\": " + hist(r.wake_latency).dump() + ",\n    \"op_latency\": " +
+          hist(r.op_latency).dump() + "\n  }\n}\n";
+  return text;
 }
 
 void print_run_table(std::FILE* out, const Scenario& sc, const RunResult& r) {

@@ -144,7 +144,8 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   }
   res.metrics = at_end.since(at_warmup);
   res.measured_ns = end - std::min(sc.run.warmup, end);
-  res.wake_latency_ns.assign(kernel.wake_latency.begin(), kernel.wake_latency.end());
+  res.wake_latency = kernel.wake_latency;
+  res.op_latency = workload->op_latency();
   const SgEventCounts& ev = sg_event_counts();
   res.sg_events = ev.waits + ev.works + ev.rings;
   res.sg_detail[0] = ev.waits;

@@ -7,6 +7,7 @@
 
 #include "core/time.hpp"
 #include "sim/metrics.hpp"
+#include "core/log_histogram.hpp"
 #include "sim/scenario.hpp"
 
 namespace vtick {
@@ -15,7 +16,8 @@ struct RunResult {
   Metrics metrics;             // over the measured window (after warm-up)
   std::string ops_name;        // what one workload op is
   sim_ns measured_ns = 0;
-  std::vector<double> wake_latency_ns;  // guest task wake-up latencies in the window
+  LogHistogram wake_latency;  // guest task wake-up latencies in the window (ns)
+  LogHistogram op_latency;    // the workload's measured ops in the window (ns)
   double wall_seconds = 0;
   std::uint64_t sg_events = 0; // SimGrid waits + executions + notifications
   std::uint64_t sg_detail[5] = {0, 0, 0, 0, 0};  // waits, works, executes, rings, run_aheads
