@@ -4,6 +4,8 @@
 // here, not in tests). Usage: vtick_bench [duration, default 10s]
 #include <chrono>
 #include <cstdio>
+#include <queue>
+#include <sys/resource.h>
 #include <simgrid/s4u.hpp>
 #include <string>
 #include <sys/wait.h>
@@ -40,17 +42,54 @@ static void bare_timer_loop(long events) {
   std::printf("bare SimGrid timer loop : %ld sleeps in %.2f s wall = %.0f events per wall second\n", per * 4, wall, per * 4 / wall);
 }
 
+// The same 4 skewed periods as a bare std::priority_queue of (time, actor): what one event
+// costs without any simulator around it.
+static void bare_queue_loop(long events) {
+  using Ev = std::pair<double, int>;
+  std::priority_queue<Ev, std::vector<Ev>, std::greater<Ev>> q;
+  for (int i = 0; i < 4; ++i) q.push({0.0, i});
+  auto t0 = std::chrono::steady_clock::now();
+  double sink = 0;
+  for (long k = 0; k < events; ++k) {
+    Ev e = q.top();
+    q.pop();
+    sink += e.first;
+    q.push({e.first + 1e-6 * (1.0 + 0.137 * e.second), e.second});
+  }
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("bare priority-queue loop: %ld events in %.3f s wall = %.0f events per wall second (%.0f ns each; %g)\n", events,
+              wall, events / wall, wall * 1e9 / static_cast<double>(events), sink > 0 ? 1.0 : 0.0);
+}
+
+static long peak_rss_kb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+static void model_run_sets(const std::string& scenario, const std::string& policy, const std::string& duration,
+                           const std::string& quantum, const std::vector<std::string>& extra);
+
 static void model_run(const std::string& scenario, const std::string& policy, const std::string& duration,
                       const std::string& quantum) {
+  model_run_sets(scenario, policy, duration, quantum, {});
+}
+
+static void model_run_sets(const std::string& scenario, const std::string& policy, const std::string& duration,
+                           const std::string& quantum, const std::vector<std::string>& extra) {
   std::vector<std::string> sets = {"guest.tick_policy=" + policy, "run.duration=" + duration};
   if (!quantum.empty()) sets.push_back("run.quantum=" + quantum);
+  sets.insert(sets.end(), extra.begin(), extra.end());
   Scenario sc = load_scenario(VTICK_SOURCE_DIR "/scenarios/" + scenario, sets);
   RunResult r = run_simulation(sc);
   double sim_s = static_cast<double>(sc.run.duration) * 1e-9;
-  std::printf("%-36s %-8s quantum %-6s: %4.0f s simulated in %6.2f s wall = %5.2f sim s/wall s; "
-              "%9llu SimGrid events = %7.0f per wall s; %.0f %s/s%s\n",
-              scenario.c_str(), policy.c_str(), quantum.empty() ? "100us" : quantum.c_str(), sim_s, r.wall_seconds,
-              sim_s / r.wall_seconds, static_cast<unsigned long long>(r.sg_events), static_cast<double>(r.sg_events) / r.wall_seconds,
+  std::string label = scenario;
+  for (const auto& e : extra) label += " " + e;
+  std::printf("%-36s %-8s quantum %-6s: %4.0f s simulated in %6.2f s wall = %5.2f sim s/wall s, %.3f wall s per vCPU-s; "
+              "%9llu SimGrid activities = %7.0f per wall s, %7.0f per sim s; peak RSS %ld MiB; %.0f %s/s%s\n",
+              label.c_str(), policy.c_str(), quantum.empty() ? "100us" : quantum.c_str(), sim_s, r.wall_seconds,
+              sim_s / r.wall_seconds, r.wall_seconds / (sim_s * sc.vcpus), static_cast<unsigned long long>(r.sg_events),
+              static_cast<double>(r.sg_events) / r.wall_seconds, static_cast<double>(r.sg_events) / sim_s, peak_rss_kb() / 1024,
               r.metrics.get("workload.ops") / sim_s, r.ops_name.c_str(), r.failed ? " FAILED" : "");
 }
 
@@ -72,6 +111,7 @@ int main(int argc, char** argv) {
   std::string duration = argc > 1 ? argv[1] : "10s";
   std::printf("%s\n", version_line().c_str());
   in_child([] { bare_timer_loop(2000000); });
+  in_child([] { bare_queue_loop(20000000); });
   for (const char* q : {"", "0ns"}) {
     in_child([&] { model_run("default.toml", "legacy", duration, q); });
     in_child([&] { model_run("default.toml", "got_tick", duration, q); });
@@ -83,5 +123,20 @@ int main(int argc, char** argv) {
   for (const char* s : {"../bench/scenarios/hackbench.toml", "../bench/scenarios/periodic.toml", "script-example.toml",
                         "oci/a1.flex.2-sysbench_threads.toml"})
     in_child([&] { model_run(s, "legacy", std::string(s).find("sysbench") != std::string::npos ? "2s" : duration, ""); });
+  // flat memory: a long OLTP run's peak RSS against a short one's
+  in_child([&] { model_run("oci/standard2.1-oltp.toml", "legacy", "5s", ""); });
+  in_child([&] { model_run("oci/standard2.1-oltp.toml", "legacy", "60s", ""); });
+  // scaling at a constant load per vCPU: periodic, two 300/700 us tasks per vCPU, 1 .. 64
+  // vCPUs (OLTP's table lock saturates near 16 vCPUs), then 64-vCPU OLTP
+  for (int n : {1, 2, 4, 8, 16, 32, 64})
+    in_child([&] {
+      model_run_sets("../bench/scenarios/periodic.toml", "legacy", "1s", "",
+                     {"platform.shape=generic", "platform.arch=skylake-sp", "platform.threads_per_core=1",
+                      "platform.cores=" + std::to_string(n), "workload.tasks=" + std::to_string(2 * n)});
+    });
+  in_child([&] {
+    model_run_sets("oci/standard2.1-oltp.toml", "legacy", "1s", "",
+                   {"platform.shape=generic", "platform.arch=skylake-sp", "platform.threads_per_core=1", "platform.cores=64"});
+  });
   return 0;
 }
