@@ -84,7 +84,7 @@ static void model_run_sets(const std::string& scenario, const std::string& polic
   RunResult r = run_simulation(sc);
   double sim_s = static_cast<double>(sc.run.duration) * 1e-9;
   std::string label = scenario;
-  for (const auto& e : extra) label += " " + e;
+  if (!extra.empty()) label = scenario.substr(scenario.rfind('/') + 1) + ", " + std::to_string(sc.vcpus) + " vCPUs";
   std::printf("%-36s %-8s quantum %-6s: %4.0f s simulated in %6.2f s wall = %5.2f sim s/wall s, %.3f wall s per vCPU-s; "
               "%9llu SimGrid activities = %7.0f per wall s, %7.0f per sim s; peak RSS %ld MiB; %.0f %s/s%s\n",
               label.c_str(), policy.c_str(), quantum.empty() ? "100us" : quantum.c_str(), sim_s, r.wall_seconds,
