@@ -206,7 +206,7 @@ FitResult fit(const FitObjective& ob, int max_evals) {
   fr.level_chi2.assign(k, {});
   fr.runner_up.assign(k, -1);
   fr.delta_chi2.assign(k, NAN);
-  for (int pass = 0; pass < 2; ++pass) {
+  for (int pass = 0; pass < 3; ++pass) {
     bool moved = false;
     for (size_t d : s.disc) {
       const FitParam& f = ob.params[d];
@@ -229,6 +229,22 @@ FitResult fit(const FitObjective& ob, int max_evals) {
       fr.runner_up[d] = ru;
     }
     if (!moved) break;
+  }
+  // a choice the passes left without levels (the last pass moved the best point): its
+  // levels with the costs held, and no claim (a runner-up not re-fitted proves nothing)
+  std::vector<bool> refitted(k, true);
+  for (size_t d : s.disc) {
+    if (!fr.level_chi2[d].empty()) continue;
+    refitted[d] = false;
+    const FitParam& f = ob.params[d];
+    std::vector<double> lc(f.levels.size());
+    for (size_t l = 0; l < lc.size(); ++l) lc[l] = s.chi2_at(s.at_level(best_u, d, l));
+    size_t cur = static_cast<size_t>(fr.x[d]);
+    int ru = -1;
+    for (size_t l = 0; l < lc.size(); ++l)
+      if (l != cur && (ru < 0 || lc[l] < lc[static_cast<size_t>(ru)])) ru = static_cast<int>(l);
+    fr.level_chi2[d] = lc;
+    fr.runner_up[d] = ru;
   }
   r0 = ob.residuals(fr.x);
   fr.chi2 = 0;
@@ -266,7 +282,7 @@ FitResult fit(const FitObjective& ob, int max_evals) {
     if (fr.runner_up[d] >= 0) {
       double c = fr.level_chi2[d][static_cast<size_t>(fr.runner_up[d])];
       fr.delta_chi2[d] = c - fr.chi2;
-      fr.identifiable[d] = fr.delta_chi2[d] > 4 * fr.scale && !(fr.consistent && c <= fr.chi2_consistent);
+      fr.identifiable[d] = refitted[d] && fr.delta_chi2[d] > 4 * fr.scale && !(fr.consistent && c <= fr.chi2_consistent);
     }
   while (!idx.empty()) {
     std::vector<std::vector<double>> A(idx.size(), std::vector<double>(idx.size(), 0));

@@ -338,6 +338,24 @@ void execute(sg4::Host* host, sim_ns ns) {
   check_stop();
 }
 
+static bool g_timed_work = false;
+void set_timed_work(bool on) { g_timed_work = on; }
+bool timed_work() { return g_timed_work; }
+
+bool wait_timed_work(Doorbell& bell, sg4::Host* host, sim_ns& left, sim_ns deadline) {
+  sync_lag();
+  double per_ns = host->get_speed() / 1e9;  // nominal ns of work per ns
+  sim_ns start = now(), end = start + work_duration(host, left);
+  wait_event(bell, std::min(deadline, end));
+  if (now() >= end) {
+    left = 0;
+    return true;
+  }
+  // what an Exec's get_remaining() gives, in integer ns
+  left = std::max<sim_ns>(0, std::llround(static_cast<double>(left) - static_cast<double>(now() - start) * per_ns));
+  return false;
+}
+
 void sleep_until(sim_ns t) {
   t = std::max(t, now());
   g_lag = 0;

@@ -91,6 +91,14 @@ sim_ns fast_work_ns();
 sim_ns work_duration(simgrid::s4u::Host* host, sim_ns ns);
 void sleep_until(sim_ns t);
 
+// Work on a host whose speed cannot change while it runs (a hardware thread without an
+// SMT sibling) timed as a wait on the doorbell and the deadline, without a SimGrid Exec:
+// true when it completed, else `left` is the nominal ns still to run. Off: callers use an
+// Exec (the reference).
+void set_timed_work(bool on);
+bool timed_work();
+bool wait_timed_work(Doorbell& bell, simgrid::s4u::Host* host, sim_ns& left, sim_ns deadline);
+
 // Running ahead (conservative lookahead): an actor whose next short step cannot be
 // interrupted before it ends moves its own time on without a SimGrid event, when no other
 // actor can wake before the step's end (their deadlines, work and rings are tracked), and

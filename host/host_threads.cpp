@@ -28,12 +28,21 @@ void HostWorker::run_on_cpu(sim_ns work, const std::function<sim_ns()>& then) {
     HwThread* hw = &t_.cpu->hw;
     hw->set_activity(HwActivity::HostThread, now());
     sim_ns started = now();
-    simgrid::s4u::ExecPtr ex = start_work(hw->host(), left);
-    while (!work_done(ex) && !s_.must_yield(t_)) wait_event(bell_, ex, s_.slice_end(t_));
+    bool done;
+    if (timed_work() && !hw->sibling()) {  // nothing can change its speed: no Exec
+      while (!(done = wait_timed_work(bell_, hw->host(), left, s_.slice_end(t_))) && !s_.must_yield(t_)) {
+      }
+    } else {
+      simgrid::s4u::ExecPtr ex = start_work(hw->host(), left);
+      while (!work_done(ex) && !s_.must_yield(t_)) wait_event(bell_, ex, s_.slice_end(t_));
+      done = work_done(ex);
+      if (!done) {
+        left = work_remaining(ex);
+        work_cancel(ex);
+      }
+    }
     run_ns_ += now() - started;
-    if (work_done(ex)) break;
-    left = work_remaining(ex);
-    work_cancel(ex);
+    if (done) break;
     s_.schedule_out(t_, true);
     s_.wait_until_running(t_);
   }

@@ -231,12 +231,17 @@ sim_ns KvmVcpu::run(sim_ns work) {
   // keeping what is left) and it restarts, possibly on another hardware thread.
   sim_ns left = work;
   for (;;) {
-    simgrid::s4u::ExecPtr ex = start_work(cur_hw().host(), left);
-    wait_event(bell_, ex, next_event_time(true));
-    bool done = work_done(ex);
-    if (!done) {
-      left = work_remaining(ex);
-      work_cancel(ex);
+    bool done;
+    if (timed_work() && !cur_hw().sibling()) {  // nothing can change its speed: no Exec
+      done = wait_timed_work(bell_, cur_hw().host(), left, next_event_time(true));
+    } else {
+      simgrid::s4u::ExecPtr ex = start_work(cur_hw().host(), left);
+      wait_event(bell_, ex, next_event_time(true));
+      done = work_done(ex);
+      if (!done) {
+        left = work_remaining(ex);
+        work_cancel(ex);
+      }
     }
     process_events(true);
     if (done) {

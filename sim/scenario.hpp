@@ -42,6 +42,8 @@ struct PlatformSpec {
   P(std::uint64_t, seed, ".seed", Int, 1, 0, 9.0e15, "", "", "seed of every random stream")                         \
   P(sim_ns, fast_work, ".fast_work", Duration, 2000, 0, 10000, "ns", "results do not depend on it (tests/test_core.cpp)", \
     "work up to this long is timed as a wait, not a SimGrid Exec (0: always Exec)")                                 \
+  P(bool, timed_work, ".timed_work", Bool, true, kNoMin, kNoMax, "", "results do not depend on it (tests/test_scenarios.cpp)", \
+    "work on a hardware thread without an SMT sibling (its speed cannot change) is timed as a wait, not a SimGrid Exec (false: an Exec, the reference)") \
   P(sim_ns, quantum, ".quantum", Duration, 100000, 0, 1000000, "ns",                                              \
     "results do not depend on it, up to the order of simultaneous events (tests/test_core.cpp, tests/test_scenarios.cpp)", \
     "short work runs ahead of the SimGrid clock without an event, never past another actor's next possible action (a vCPU in a local stretch: its promise), at most this far (0: off, and no local stretches)")

@@ -57,6 +57,7 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   sg4::Engine::set_config("surf/precision:1e-12");
   watch_for_deadlock();
   set_fast_work_ns(sc.run.fast_work);
+  set_timed_work(sc.run.timed_work);
   set_quantum_ns(sc.run.quantum);
   set_event_sink(hooks.sink);
 

@@ -128,6 +128,28 @@ TEST_CASE("running ahead of the clock changes no count with host threads and sim
   }
 }
 
+// Work on a hardware thread without an SMT sibling timed as a wait instead of an Exec
+// (run.timed_work, core/sg.hpp): the arm64 shapes have no SMT, so every vCPU's and the
+// I/O thread's work takes that path; every counter and histogram must be the reference's.
+TEST_CASE("timed work without an SMT sibling changes no result") {
+  for (const char* f : {"arm64-2vcpu.toml --duration 500ms", "oci/a1.flex.2-oltp.toml --duration 1s"}) {
+    INFO(f);
+    nlohmann::json m[2];
+    int i = 0;
+    for (const char* t : {"false", "true"}) {
+      std::string out = test::temp_path(std::string("tw-") + t + ".json");
+      auto r = test::run_cli(std::string("run " VTICK_SOURCE_DIR "/scenarios/") + f + " --set run.timed_work=" + t +
+                             " --quiet --json " + out);
+      REQUIRE(r.status == 0);
+      m[i++] = nlohmann::json::parse(test::read_file(out));
+    }
+    auto works = [](const nlohmann::json& j) { return j["manifest"]["simgrid_events_detail"]["works"].get<long>(); };
+    CHECK(works(m[1]) < works(m[0]) / 2);  // it did take the path
+    CHECK(m[0]["metrics"] == m[1]["metrics"]);
+    CHECK(m[0]["histograms"] == m[1]["histograms"]);
+  }
+}
+
 // ctest splits a discovered test's name at ';' and then runs a filter that matches
 // nothing, which "passes": such a test would never run.
 TEST_CASE("no test name holds a semicolon") {
