@@ -50,7 +50,7 @@ def main():
         out.append(f"| `{p['key']}` | {ns(p['default'])} | {ns(p['fitted'])}{' (at its edge)' if edge else ''} | "
                    f"{sig} | {ns(p['lo'])} .. {ns(p['hi'])} |")
     out.append("")
-    out.append(f"chi2 {fit['chi2_fit']:.0f} over {len(fit['figures'])} figures ({fit['evaluations']} evaluations). "
+    out.append(f"chi2 {fit['chi2_fit']:.0f} over {sum(f['role'] != 'compared' for f in fit['figures'])} figures ({fit['evaluations']} evaluations). "
                f"Verdict: {fit['verdict']}.")
     out.append("")
     out.append("`--check` (fit on the exit, the ping-pong, the remote futex wake, the spin round trips and the 1 ns-slack idle "
