@@ -1,4 +1,5 @@
 // The vtick command line.
+#include <tuple>
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
@@ -124,6 +125,13 @@ int main(int argc, char** argv) {
     if (*r) {
       for (const char* opt : {"--json", "--events", "--trace", "--ftrace", "--trace-dat"})
         if (r->count(opt)) run.given.insert(opt);
+      // an empty value given is an error, not the scenario's own value
+      for (auto [opt, val, what] : {std::tuple{"--seed", &seed, "an integer, e.g. --seed 3"},
+                                    std::tuple{"--duration", &duration, "a duration, e.g. --duration 10s"}})
+        if (r->count(opt) && val->empty()) {
+          spdlog::error("{}: empty value; give {}", opt, what);
+          return 2;
+        }
       if (!seed.empty()) run.sets.push_back("run.seed=" + seed);
       if (!duration.empty()) run.sets.push_back("run.duration=" + duration);
       return cmd_run(run);

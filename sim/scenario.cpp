@@ -3,6 +3,7 @@
 // from the declarations for the scenario's platform, then the checks that span keys.
 #include "sim/scenario.hpp"
 
+#include <filesystem>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -472,6 +473,9 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   Scenario sc;
   sc.source = path.empty() ? "<built-in>" : path;
   if (!path.empty()) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+      throw InputError(path + ": a directory, not a scenario file (a TOML file such as scenarios/default.toml)");
     toml::table tbl;
     try {
       tbl = toml::parse_file(path);

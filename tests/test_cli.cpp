@@ -85,6 +85,12 @@ TEST_CASE("cli: --set overrides are validated the same way") {
   expect_input_error("run " + f + " --seed -3", {"run.seed"});
   expect_input_error("run " + f + " --duration 5", {"run.duration", "unit"});
   expect_input_error("compare " + f + " --policies legacy,nope", {"unknown policy 'nope'"});
+  // an empty value is not the scenario's own: --seed "" used to run with run.seed = 1
+  expect_input_error("run " + f + " --seed ''", {"--seed: empty value"});
+  expect_input_error("run " + f + " --duration ''", {"--duration: empty value"});
+  // a directory is not a scenario: it used to say ok and run the built-in defaults
+  expect_input_error(std::string("validate ") + VTICK_SOURCE_DIR "/scenarios", {"a directory, not a scenario file"});
+  expect_input_error(std::string("run ") + VTICK_SOURCE_DIR "/scenarios --quiet", {"a directory, not a scenario file"});
 }
 
 TEST_CASE("cli: the same scenario and seed give byte-identical JSON") {
