@@ -206,46 +206,40 @@ FitResult fit(const FitObjective& ob, int max_evals) {
   fr.level_chi2.assign(k, {});
   fr.runner_up.assign(k, -1);
   fr.delta_chi2.assign(k, NAN);
-  for (int pass = 0; pass < 3; ++pass) {
-    bool moved = false;
+  // a choice's levels with the costs at the best point, and the best of the others
+  auto levels_at = [&](size_t d, std::vector<double>& lc) {
+    lc.assign(ob.params[d].levels.size(), 0);
+    for (size_t l = 0; l < lc.size(); ++l) lc[l] = s.chi2_at(s.at_level(best_u, d, l));
+    size_t cur = static_cast<size_t>(fr.x[d]);
+    int ru = -1;
+    for (size_t l = 0; l < lc.size(); ++l)
+      if (l != cur && (ru < 0 || lc[l] < lc[static_cast<size_t>(ru)])) ru = static_cast<int>(l);
+    return ru;
+  };
+  bool settled = s.disc.empty();
+  for (int pass = 0; pass < 3 && !settled; ++pass) {
+    settled = true;
     for (size_t d : s.disc) {
-      const FitParam& f = ob.params[d];
-      std::vector<double> lc(f.levels.size());
-      for (size_t l = 0; l < lc.size(); ++l) lc[l] = s.chi2_at(s.at_level(best_u, d, l));
-      size_t cur = static_cast<size_t>(fr.x[d]);
-      int ru = -1;
-      for (size_t l = 0; l < lc.size(); ++l)
-        if (l != cur && (ru < 0 || lc[l] < lc[static_cast<size_t>(ru)])) ru = static_cast<int>(l);
+      std::vector<double> lc;
+      int ru = levels_at(d, lc);
       if (ru >= 0) {
         auto w = s.at_level(best_u, d, static_cast<size_t>(ru));
         int budget = std::max(0, left()) / static_cast<int>(s.disc.size());
         lc[static_cast<size_t>(ru)] = s.local(w, lc[static_cast<size_t>(ru)], budget);
         if (lc[static_cast<size_t>(ru)] < best - 1e-9) {
-          best = lc[static_cast<size_t>(ru)], best_u = w, fr.x = s.to_x(w), moved = true;
+          best = lc[static_cast<size_t>(ru)], best_u = w, fr.x = s.to_x(w), settled = false;
           break;
         }
       }
       fr.level_chi2[d] = lc;
       fr.runner_up[d] = ru;
     }
-    if (!moved) break;
   }
-  // a choice the passes left without levels (the last pass moved the best point): its
-  // levels with the costs held, and no claim (a runner-up not re-fitted proves nothing)
-  std::vector<bool> refitted(k, true);
-  for (size_t d : s.disc) {
-    if (!fr.level_chi2[d].empty()) continue;
-    refitted[d] = false;
-    const FitParam& f = ob.params[d];
-    std::vector<double> lc(f.levels.size());
-    for (size_t l = 0; l < lc.size(); ++l) lc[l] = s.chi2_at(s.at_level(best_u, d, l));
-    size_t cur = static_cast<size_t>(fr.x[d]);
-    int ru = -1;
-    for (size_t l = 0; l < lc.size(); ++l)
-      if (l != cur && (ru < 0 || lc[l] < lc[static_cast<size_t>(ru)])) ru = static_cast<int>(l);
-    fr.level_chi2[d] = lc;
-    fr.runner_up[d] = ru;
-  }
+  // the last pass moved the best point: every choice's levels with the costs held, and no
+  // claim (a runner-up not re-fitted at the final point proves nothing)
+  std::vector<bool> refitted(k, settled);
+  if (!settled)
+    for (size_t d : s.disc) fr.runner_up[d] = levels_at(d, fr.level_chi2[d]);
   r0 = ob.residuals(fr.x);
   fr.chi2 = 0;
   for (double r : r0) fr.chi2 += r * r;
