@@ -53,13 +53,16 @@ void halt_poll_levels(FitParam& f, const Profile& p) {
   gaps.push_back(f.hi);
   f.levels = {"0"};
   f.level_text = {"0 (off)"};
-  double lo = 0;
+  double lo = 0, dflt_level = 0;
   for (double g : gaps) {
-    double v = f.dflt > lo && f.dflt <= g ? f.dflt : lo > 0 ? std::sqrt(lo * g) : g / 2;
+    bool holds_default = f.dflt > lo && f.dflt <= g;
+    double v = holds_default ? f.dflt : lo > 0 ? std::sqrt(lo * g) : g / 2;
+    if (holds_default) dflt_level = static_cast<double>(f.levels.size());
     f.levels.push_back(std::to_string(std::llround(v)));
     f.level_text.push_back(fmt_ns(v) + " (" + (lo > 0 ? fmt_ns(lo) : "0") + " .. " + fmt_ns(g) + ")");
     lo = g;
   }
+  f.dflt = dflt_level;  // from here on a level index, as for every choice
 }
 
 // The parameters searched: the default list (the keys of the profile's architecture), or
@@ -102,9 +105,6 @@ std::vector<FitParam> fit_params(const Profile& p, const std::vector<std::string
       if (par.key == "host.kvm.halt_poll_ns") {
         f.hi = std::min(hi, 1e6);
         halt_poll_levels(f, p);
-        f.dflt = 0;
-        for (size_t l = 0; l < f.levels.size(); ++l)
-          if (f.levels[l] == std::to_string(std::llround(pvalue_number(d)))) f.dflt = static_cast<double>(l);
       }
       v.push_back(f);
     }
@@ -349,7 +349,7 @@ int synthesize(const CalibrateOptions& o) {
   for (size_t i = 2; i < cat.size(); ++i) {
     const ProbeFigure& f = cat[i];
     if (f.exp != ProbeExperiment::IrqRate) continue;
-    std::string w = f.id.substr(4, f.id.rfind('.') - 4), k = f.id.substr(f.id.rfind('.') + 1) + "_per_s";
+    auto [w, k] = irq_rate_path(f);
     irq[w]["cpu"] = f.window == IrqWindow::Busy ? 1 : 0;
     irq[w][k] = v[i];
     irq[w]["tlb_per_s"] = 0;

@@ -1,7 +1,8 @@
 // The vtick command line.
-#include <tuple>
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
+
+#include <tuple>
 
 #include "cli/commands.hpp"
 #include "cli/log.hpp"

@@ -67,8 +67,9 @@ std::string topology_of(const Profile& p, const json& cpus, int cpu_a, int& thre
     };
     while (std::getline(in, part, ',')) {
       auto dash = part.find('-');
-      int n = dash == std::string::npos ? 1 : cpu(part.substr(dash + 1)) - cpu(part.substr(0, dash)) + 1;
+      int n = 1;
       if (dash == std::string::npos) cpu(part);
+      else n = cpu(part.substr(dash + 1)) - cpu(part.substr(0, dash)) + 1;
       if (n < 1) bad(p, "environment.cpus[].thread_siblings", "'" + sib.get<std::string>() + "': a range runs upwards");
       count += n;
     }
@@ -78,8 +79,6 @@ std::string topology_of(const Profile& p, const json& cpus, int cpu_a, int& thre
   bad(p, "environment.cpus", "no entry for cpu_a");
 }
 
-}  // namespace
-
 ProbeFigure figure(std::string id, ProbeExperiment exp, sim_ns arg = 0, sim_ns slack = 0) {
   ProbeFigure f;
   f.id = std::move(id);
@@ -87,6 +86,15 @@ ProbeFigure figure(std::string id, ProbeExperiment exp, sim_ns arg = 0, sim_ns s
   f.arg = arg;
   f.slack = slack;
   return f;
+}
+
+// irq_rates' windows as the profile names them, by IrqWindow
+const char* const kIrqWindows[] = {"idle", "busy", "idle_beside_busy"};
+
+}  // namespace
+
+IrqRatePath irq_rate_path(const ProbeFigure& f) {
+  return {kIrqWindows[static_cast<int>(f.window)], f.id.substr(f.id.rfind('.') + 1) + "_per_s"};
 }
 
 std::vector<ProbeFigure> probe_figure_catalogue() {
@@ -102,12 +110,11 @@ std::vector<ProbeFigure> probe_figure_catalogue() {
         v.push_back(figure(std::string(busy ? "timer_busy." : "timer_idle.") + (def ? "default." : "slack1.") + dur(l),
                            busy ? ProbeExperiment::TimerBusy : ProbeExperiment::TimerIdle, l, def ? -1 : 1));
   // irq_rates: LOC, RES, CAL and halts in each window (TLB: vtick has no shootdowns)
-  const char* windows[] = {"idle", "busy", "idle_beside_busy"};
   const std::pair<const char*, const char*> counters[] = {
       {"loc", "irqs.local_timer"}, {"res", "irqs.reschedule"}, {"cal", "irqs.call_function"}, {"halts", "idle.halts"}};
   for (int w = 0; w < 3; ++w)
     for (const auto& [name, counter] : counters) {
-      ProbeFigure f = figure(std::string("irq.") + windows[w] + "." + name, ProbeExperiment::IrqRate);
+      ProbeFigure f = figure(std::string("irq.") + kIrqWindows[w] + "." + name, ProbeExperiment::IrqRate);
       f.window = static_cast<IrqWindow>(w);
       f.counter = counter;
       f.unit = "/s";
@@ -257,23 +264,19 @@ Profile load_profile_checked(const std::string& path) {
       take(id, at(p, pt, key + ".", "overshoot_ns"), key + ".overshoot_ns");
     }
   }
-  if (fig.contains("irq_rates") && fig["irq_rates"].is_object()) {
-    for (const char* w : {"idle", "busy", "idle_beside_busy"}) {
+  if (fig.contains("irq_rates") && fig["irq_rates"].is_object())
+    for (auto& f : cat) {
+      if (f.exp != ProbeExperiment::IrqRate) continue;
+      auto [w, k] = irq_rate_path(f);
       const json& win = fig["irq_rates"].contains(w) ? fig["irq_rates"][w] : json();
-      if (!win.is_object()) continue;
-      for (auto& f : cat) {
-        if (f.exp != ProbeExperiment::IrqRate || f.id.rfind(std::string("irq.") + w + ".", 0) != 0) continue;
-        std::string k = f.id.substr(f.id.rfind('.') + 1) + "_per_s";
-        const json& v = win.contains(k) ? win[k] : json();
-        if (v.is_null()) continue;  // halts without a cpuidle driver
-        if (!v.is_number() || v.get<double>() < 0) bad(p, "figures.irq_rates." + std::string(w) + "." + k, v.dump() + ": a rate >= 0");
-        f.value = v.get<double>();
-        f.rel_sigma = 0.05;
-        f.n = 1;
-        p.figures.push_back(f);
-      }
+      const json& v = win.is_object() && win.contains(k) ? win[k] : json();
+      if (v.is_null()) continue;  // a window not taken; halts without a cpuidle driver
+      if (!v.is_number() || v.get<double>() < 0) bad(p, "figures.irq_rates." + w + "." + k, v.dump() + ": a rate >= 0");
+      f.value = v.get<double>();
+      f.rel_sigma = 0.05;
+      f.n = 1;
+      p.figures.push_back(f);
     }
-  }
   // HZ not readable from the config: the busy CPU's local timer rate is the tick
   if (!p.hz && fig.contains("irq_rates") && fig["irq_rates"].contains("busy") && fig["irq_rates"]["busy"].is_object()) {
     double loc = fig["irq_rates"]["busy"].value("loc_per_s", 0.0);

@@ -19,7 +19,7 @@ enum class ProbeExperiment {
   WakeSleep,   // the same with the client sleeping (both vCPUs idle)
   TimerIdle,   // clock_nanosleep(arg) overshoot on an idle vCPU, slack `slack`
   TimerBusy,   // the same beside a spinning task
-  IrqRate,     // an interrupt or halt rate of one vCPU over a window (`slack`: the window, below)
+  IrqRate,     // an interrupt or halt rate of one vCPU over one of the windows below
 };
 
 // irq_rates' windows: every vCPU idle (vCPU 0 read), vCPU 1 busy (read), vCPU 0 beside it.
@@ -72,6 +72,13 @@ ProbeRun figure_run(const std::string& base, const ProbeFigure& f);
 std::vector<std::string> figure_sets(const ProbeFigure& f);  // figure_run's sets alone
 // The figure computed from a run (NaN if it measured no op).
 double figure_value(const ProbeFigure& f, const RunResult& r);
+
+// An IrqRate figure's place in a profile: figures.irq_rates.<window>.<rate>
+// ("idle_beside_busy", "loc_per_s").
+struct IrqRatePath {
+  std::string window, rate;
+};
+IrqRatePath irq_rate_path(const ProbeFigure& f);
 
 // The catalogue of figures a profile can carry, in a fixed order (ids as above).
 std::vector<ProbeFigure> probe_figure_catalogue();

@@ -3,9 +3,9 @@
 // from the declarations for the scenario's platform, then the checks that span keys.
 #include "sim/scenario.hpp"
 
-#include <filesystem>
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "core/log_histogram.hpp"
 #include "core/time.hpp"
 #include "sim/metrics.hpp"
-#include "core/log_histogram.hpp"
 #include "sim/scenario.hpp"
 
 namespace vtick {
