@@ -22,6 +22,18 @@ static std::vector<std::string> scenario_files(const std::string& dir) {
   return out;
 }
 
+// `vtick run ARGS --quiet --json F` (F a temporary file named after `name`), which must
+// succeed: its results document.
+static nlohmann::json run_json(const std::string& args, const std::string& name) {
+  std::string out = test::temp_path(name + ".json");
+  auto r = test::run_cli("run " + args + " --quiet --json " + out);
+  INFO(args << "\n" << r.output);
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(test::read_file(out));
+  std::remove(out.c_str());
+  return j;
+}
+
 TEST_CASE("every shipped scenario validates and runs") {
   std::vector<std::string> files = scenario_files(VTICK_SOURCE_DIR "/scenarios");
   for (const auto& f : scenario_files(VTICK_SOURCE_DIR "/scenarios/oci")) files.push_back(f);
@@ -91,13 +103,9 @@ TEST_CASE("running ahead of the clock changes no result") {
     INFO(f);
     nlohmann::json m[2];
     int i = 0;
-    for (const char* q : {"0ns", "100us"}) {
-      std::string out = test::temp_path(std::string("q") + q + ".json");
-      auto r = test::run_cli(std::string("run " VTICK_SOURCE_DIR "/scenarios/") + f + " --duration 500ms --set run.quantum=" +
-                             q + " --quiet --json " + out);
-      REQUIRE(r.status == 0);
-      m[i++] = nlohmann::json::parse(test::read_file(out));
-    }
+    for (const char* q : {"0ns", "100us"})
+      m[i++] = run_json(std::string(VTICK_SOURCE_DIR "/scenarios/") + f + " --duration 500ms --set run.quantum=" + q,
+                        std::string("q") + q);
     CHECK(m[1]["manifest"]["simgrid_events_detail"]["run_aheads"].get<long>() > 1000);  // it did run ahead
     CHECK(m[0]["metrics"] == m[1]["metrics"]);
   }
@@ -111,13 +119,9 @@ TEST_CASE("running ahead of the clock changes no result") {
 TEST_CASE("running ahead of the clock changes no count with host threads and simultaneous ticks") {
   nlohmann::json m[2];
   int i = 0;
-  for (const char* q : {"0ns", "100us"}) {
-    std::string out = test::temp_path(std::string("oltp-q") + q + ".json");
-    auto r = test::run_cli(std::string("run " VTICK_SOURCE_DIR "/scenarios/oci/standard2.1-oltp.toml --duration 1s --seed 1 --set run.quantum=") + q +
-                           " --quiet --json " + out);
-    REQUIRE(r.status == 0);
-    m[i++] = nlohmann::json::parse(test::read_file(out));
-  }
+  for (const char* q : {"0ns", "100us"})
+    m[i++] = run_json(std::string(VTICK_SOURCE_DIR "/scenarios/oci/standard2.1-oltp.toml --duration 1s --seed 1 --set run.quantum=") + q,
+                      std::string("oltp-q") + q);
   CHECK(m[1]["manifest"]["simgrid_events_detail"]["run_aheads"].get<long>() > 1000);
   for (const auto& [k, v] : m[0]["metrics"].items()) {
     INFO(k);
@@ -136,13 +140,8 @@ TEST_CASE("timed work without an SMT sibling changes no result") {
     INFO(f);
     nlohmann::json m[2];
     int i = 0;
-    for (const char* t : {"false", "true"}) {
-      std::string out = test::temp_path(std::string("tw-") + t + ".json");
-      auto r = test::run_cli(std::string("run " VTICK_SOURCE_DIR "/scenarios/") + f + " --set run.timed_work=" + t +
-                             " --quiet --json " + out);
-      REQUIRE(r.status == 0);
-      m[i++] = nlohmann::json::parse(test::read_file(out));
-    }
+    for (const char* t : {"false", "true"})
+      m[i++] = run_json(std::string(VTICK_SOURCE_DIR "/scenarios/") + f + " --set run.timed_work=" + t, std::string("tw-") + t);
     auto works = [](const nlohmann::json& j) { return j["manifest"]["simgrid_events_detail"]["works"].get<long>(); };
     CHECK(works(m[1]) < works(m[0]) / 2);  // it did take the path
     CHECK(m[0]["metrics"] == m[1]["metrics"]);
@@ -202,13 +201,10 @@ TEST_CASE("local stretches change no result") {
     INFO(c.name);
     nlohmann::json m[2];
     int i = 0;
-    for (const char* q : {"0ns", "100us"}) {
-      std::string out = test::temp_path(std::string("stretch-") + c.name + q + ".json");
-      auto r = test::run_cli(std::string("run " VTICK_SOURCE_DIR "/scenarios/oci/standard2.1-sysbench_threads.toml --seed 1 ") +
-                             c.set + " --set run.quantum=" + q + " --quiet --json " + out);
-      REQUIRE(r.status == 0);
-      m[i++] = nlohmann::json::parse(test::read_file(out));
-    }
+    for (const char* q : {"0ns", "100us"})
+      m[i++] = run_json(std::string(VTICK_SOURCE_DIR "/scenarios/oci/standard2.1-sysbench_threads.toml --seed 1 ") + c.set +
+                            " --set run.quantum=" + q,
+                        std::string("stretch-") + c.name + q);
     CHECK(m[0]["metrics"] == m[1]["metrics"]);
     if (std::string(c.name) == "background")
       CHECK(m[1]["manifest"]["simgrid_events_detail"]["waits"].get<double>() * 10 <
