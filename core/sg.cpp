@@ -1,5 +1,6 @@
 #include "core/sg.hpp"
 
+#include "core/own_queue.hpp"
 #include "core/warn.hpp"
 
 #include <algorithm>
@@ -18,7 +19,10 @@ static std::string g_failure;
 static std::vector<Doorbell*> g_bells;
 int Doorbell::token_ = 0;
 
-const SgEventCounts& sg_event_counts() { return g_counts; }
+const SgEventCounts& sg_event_counts() {
+  g_counts.handoffs = own::handoffs();
+  return g_counts;
+}
 
 // Running ahead (conservative lookahead, as in parallel discrete-event simulation): the
 // running actor may be ahead of the SimGrid clock by g_lag. Actors switch only inside
@@ -41,10 +45,34 @@ static std::vector<sim_ns> g_promise;  // by actor pid
 static sim_ns g_clock = 0;
 static void read_clock() { g_clock = from_seconds(sg4::Engine::get_clock()); }
 
-sim_ns now() { return g_clock + g_lag; }
+// The scheduler of this engine: vtick's own queue (own::on()) or SimGrid's activities.
+static StepScheduler g_scheduler = StepScheduler::Simgrid;
+void set_step_scheduler(StepScheduler s) {
+  g_scheduler = s;
+  own::enable(s == StepScheduler::Vtick);
+}
+StepScheduler step_scheduler() { return g_scheduler; }
+static bool own_on() { return g_scheduler == StepScheduler::Vtick; }
+
+sim_ns now() { return own_on() ? own::now() : g_clock + g_lag; }
 sim_ns engine_clock() {
+  if (own_on()) return own::now();
   read_clock();
   return g_clock;
+}
+
+void set_time_hook(std::function<void(sim_ns)> fn) {
+  if (own_on()) {
+    own::set_time_hook(std::move(fn));
+    return;
+  }
+  static std::function<void(sim_ns)> hook;  // SimGrid's callback is connected once per process
+  static bool connected = false;
+  hook = std::move(fn);
+  if (!connected) sg4::Engine::on_time_advance_cb([](double) {
+    if (hook) hook(from_seconds(sg4::Engine::get_clock()));
+  });
+  connected = true;
 }
 
 void set_quantum_ns(sim_ns ns) { g_quantum = ns; }
@@ -96,6 +124,7 @@ static sim_ns work_end_bound(const sg4::ExecPtr& w) {
 }
 
 bool run_ahead(sim_ns ns) {
+  if (own_on()) return false;  // its sleep_until() costs no SimGrid call when nobody is due first
   sim_ns end = now() + ns;
   if (g_lag + ns > g_quantum) return false;
   const auto self = static_cast<std::size_t>(self_pid());
@@ -114,7 +143,7 @@ bool run_ahead(sim_ns ns) {
 }
 
 void sync_lag() {
-  if (g_lag == 0) return;
+  if (g_lag == 0) return;  // (always 0 under the vtick scheduler)
   sim_ns t = now();
   g_lag = 0;
   ++g_counts.waits;
@@ -123,7 +152,7 @@ void sync_lag() {
   running();
 }
 
-bool local_stretches() { return g_quantum > 0; }
+bool local_stretches() { return g_quantum > 0 && !own_on(); }
 
 void promise_local_until(sim_ns t) {
   if (!local_stretches() || t <= now()) return;
@@ -152,6 +181,10 @@ void request_stop() {
 bool stop_requested() { return g_stopping; }
 
 void stop_all_actors(sg4::Host* any_host) {
+  if (own_on()) {
+    spawn_actor("stop", any_host, [] { request_stop(); });
+    return;
+  }
   sg4::Actor::create("stop", any_host, [] {
     read_clock();
     request_stop();
@@ -164,7 +197,7 @@ void watch_for_deadlock() {
   if (!registered) sg4::Engine::on_deadlock_cb([] { g_deadlock = true; });
   registered = true;
 }
-bool deadlock_detected() { return g_deadlock; }
+bool deadlock_detected() { return g_deadlock || own::deadlocked(); }
 
 static void check_stop() {
   if (g_stopping) throw SimulationEnd{};
@@ -187,11 +220,16 @@ void warn_failed(const char* file, int line, const char* cond, const std::string
 }
 const std::string& failure_message() { return g_failure; }
 
-void spawn_actor(const std::string& name, sg4::Host* host, std::function<void()> body) {
+void spawn_actor(const std::string& name, sg4::Host* host, std::function<void()> body, bool first_at_ties) {
   sg4::ActorPtr a = sg4::Actor::create(name, host, [name, body = std::move(body)]() {
+    if (own_on()) own::actor_start(self_pid());
     read_clock();
     struct Done {  // an actor that has ended never wakes again
       ~Done() {
+        if (own_on()) {
+          own::actor_end(self_pid());
+          return;
+        }
         g_lag = 0;
         wake_slot(self_pid()) = KTIME_MAX;
         promise_slot(self_pid()) = 0;
@@ -209,7 +247,8 @@ void spawn_actor(const std::string& name, sg4::Host* host, std::function<void()>
       fail_simulation("actor " + name + ": unknown exception");
     }
   });
-  wake_slot(a->get_pid()) = from_seconds(sg4::Engine::get_clock());  // runnable from now
+  if (own_on()) own::add_actor(a->get_pid(), now(), first_at_ties);
+  else wake_slot(a->get_pid()) = from_seconds(sg4::Engine::get_clock());  // runnable from now
 }
 
 Doorbell::Doorbell(const std::string& name)
@@ -222,15 +261,23 @@ Doorbell::~Doorbell() {
   delete get_;
 }
 
-void Doorbell::claim() { owner_ = self_pid(); }
+void Doorbell::claim() {
+  owner_ = self_pid();
+  own_.owner = owner_;
+}
 
 void Doorbell::revoke_promise() {
-  if (owner_ < 0 || promise_slot(owner_) == 0) return;
+  if (own_on() || owner_ < 0 || promise_slot(owner_) == 0) return;
   sync_lag();
   vtick::revoke_promise(owner_);
 }
 
 void Doorbell::ring() {
+  if (own_on()) {
+    if (!own_.rung) ++g_counts.rings;
+    own::ring(own_);
+    return;
+  }
   broke_local_stretch("a doorbell ring");
   // The put below is a simcall: SimGrid may run the woken owner (or any actor ready at
   // this clock) before the ringer resumes, and those must not see the ringer's lag
@@ -251,7 +298,20 @@ void Doorbell::ring() {
   mb_->put_init(&token_, 0)->detach();
 }
 
+// A blocking call under the vtick scheduler; SimulationEnd once the run is stopping.
+static Woken own_wait(own::Bell* bell, own::Work* work, sim_ns deadline) {
+  ++g_counts.steps;
+  Woken r = own::wait(bell, work, deadline);
+  check_stop();
+  return r;
+}
+
 Woken wait_event(Doorbell& bell, const sg4::ExecPtr& work, sim_ns deadline) {
+  if (own_on()) {
+    VTICK_WARN(work != nullptr, "a SimGrid Exec under the vtick scheduler (work_is_timed() was not asked)");
+    bell.owner_ = self_pid();
+    return own_wait(&bell.own_, nullptr, deadline);
+  }
   sync_lag();  // before `work` starts, see start_work()
   bell.owner_ = self_pid();
   for (;;) {
@@ -313,17 +373,24 @@ void work_cancel(const sg4::ExecPtr& w) { w->cancel(); }
 
 static sim_ns g_fast_ns = 0;
 void set_fast_work_ns(sim_ns ns) { g_fast_ns = ns; }
-sim_ns fast_work_ns() { return g_fast_ns; }
+sim_ns fast_work_ns() { return own_on() ? 0 : g_fast_ns; }  // vtick times all work exactly
 
 sim_ns work_duration(sg4::Host* host, sim_ns ns) {
-  return static_cast<sim_ns>(std::llround(static_cast<double>(ns) * 1e9 / host->get_speed()));
+  double speed = own_on() ? own::speed(host) : host->get_speed();
+  return static_cast<sim_ns>(std::llround(static_cast<double>(ns) * 1e9 / speed));
 }
 
 void execute(sg4::Host* host, sim_ns ns) {
   if (ns <= 0) return;
-  if (ns <= g_fast_ns) {
+  if (ns <= fast_work_ns()) {
     sim_ns d = work_duration(host, ns);
     if (!run_ahead(d)) sleep_until(now() + d);
+    return;
+  }
+  if (own_on()) {
+    own::Work w;
+    own::work_start(w, host, ns);
+    own_wait(nullptr, &w, KTIME_MAX);
     return;
   }
   sync_lag();
@@ -341,8 +408,26 @@ void execute(sg4::Host* host, sim_ns ns) {
 static bool g_timed_work = false;
 void set_timed_work(bool on) { g_timed_work = on; }
 bool timed_work() { return g_timed_work; }
+bool work_is_timed(bool smt_sibling) { return own_on() || (g_timed_work && !smt_sibling); }
+
+void set_host_pstate(sg4::Host* host, unsigned long pstate) {
+  if (own_on()) {
+    own::set_pstate(host, pstate);
+    return;
+  }
+  sync_lag();  // SimGrid changes the speed at the clock's time: bring it to ours
+  host->set_pstate(pstate);
+}
 
 bool wait_timed_work(Doorbell& bell, sg4::Host* host, sim_ns& left, sim_ns deadline) {
+  if (own_on()) {
+    own::Work w;
+    own::work_start(w, host, left);
+    bell.owner_ = self_pid();
+    Woken r = own_wait(&bell.own_, &w, deadline);
+    left = own::work_stop(w);
+    return r == Woken::WorkDone;
+  }
   sync_lag();
   double per_ns = host->get_speed() / 1e9;  // nominal ns of work per ns
   sim_ns start = now(), end = start + work_duration(host, left);
@@ -357,6 +442,10 @@ bool wait_timed_work(Doorbell& bell, sg4::Host* host, sim_ns& left, sim_ns deadl
 }
 
 void sleep_until(sim_ns t) {
+  if (own_on()) {
+    own_wait(nullptr, nullptr, std::max(t, now()));
+    return;
+  }
   t = std::max(t, now());
   g_lag = 0;
   ++g_counts.waits;

@@ -5,16 +5,32 @@
 
 #include <simgrid/forward.h>
 
+#include "core/enum_names.hpp"
 #include "core/time.hpp"
 
 namespace vtick {
+
+// Who orders the model's steps. Vtick: vtick's own event queue (core/own_queue.hpp): one
+// actor runs at a time, the one whose next event is earliest; a step costs a SimGrid call
+// only when the next event is another actor's, and work is timed by vtick, SMT coupling
+// included. Simgrid: every wait, ring and piece of work is a SimGrid activity (the
+// reference), with running ahead (run.quantum) and timed work (run.timed_work) as options.
+enum class StepScheduler { Vtick, Simgrid };
+VTICK_ENUM_NAMES(StepScheduler, "vtick", "simgrid");
+// Set before the actors are created, once per SimGrid engine.
+void set_step_scheduler(StepScheduler s);
+StepScheduler step_scheduler();
+// Called as the model's clock moves (progress lines).
+void set_time_hook(std::function<void(sim_ns)> fn);
 
 sim_ns now();  // the calling actor's time in model nanoseconds (see run_ahead())
 sim_ns engine_clock();  // SimGrid's clock in ns, outside an actor (after Engine::run)
 
 // Runs `body` as a SimGrid actor on `host`. An exception escaping the body does not
 // abort the process: it is recorded as the run's failure and the simulation stops.
-void spawn_actor(const std::string& name, simgrid::s4u::Host* host, std::function<void()> body);
+// An observer (first_at_ties) acts before the others due at the same instant under the
+// vtick scheduler: the run's snapshots are taken at the start of their nanosecond.
+void spawn_actor(const std::string& name, simgrid::s4u::Host* host, std::function<void()> body, bool first_at_ties = false);
 void fail_simulation(const std::string& message);  // from inside an actor
 bool simulation_failed();
 const std::string& failure_message();
@@ -36,6 +52,12 @@ bool deadlock_detected();
 
 enum class Woken { WorkDone, Bell, Deadline };
 class Doorbell;
+namespace own {
+struct Bell {  // a doorbell under the vtick scheduler (core/own_queue.hpp)
+  bool rung = false;
+  long owner = -1;
+};
+}  // namespace own
 Woken wait_event(Doorbell& bell, const simgrid::s4u::ExecPtr& work, sim_ns deadline);
 
 // A notification line into one actor (the "interrupt pin" of a hardware thread):
@@ -56,6 +78,7 @@ class Doorbell {
 
  private:
   friend Woken wait_event(Doorbell& bell, const simgrid::s4u::ExecPtr& work, sim_ns deadline);
+  friend bool wait_timed_work(Doorbell& bell, simgrid::s4u::Host* host, sim_ns& left, sim_ns deadline);
   simgrid::s4u::Mailbox* mb_;
   simgrid::s4u::CommPtr* get_;  // the owner's pending receive
   void* slot_ = nullptr;
@@ -63,6 +86,7 @@ class Doorbell {
   bool received_ = false;  // ... and the owner's receive has completed
   sim_ns due_ = 0;         // the (earliest) ring's time
   long owner_ = -1;        // pid of the actor that waits on it
+  own::Bell own_;          // its state under the vtick scheduler
   static int token_;
 };
 
@@ -84,7 +108,8 @@ void execute(simgrid::s4u::Host* host, sim_ns ns);
 
 // Short work is timed at the host's speed when it starts, as a plain wait, instead of a
 // SimGrid Exec (about a third of the events). Its only approximation: a speed change of
-// the SMT sibling in the middle of it is not seen. 0 disables it.
+// the SMT sibling in the middle of it is not seen. 0 disables it. (The vtick scheduler
+// times all work exactly, at no extra cost: fast_work_ns() is 0 there.)
 void set_fast_work_ns(sim_ns ns);
 sim_ns fast_work_ns();
 // The wall duration of `ns` nominal ns on `host` at its current speed.
@@ -97,6 +122,11 @@ void sleep_until(sim_ns t);
 // Exec (the reference).
 void set_timed_work(bool on);
 bool timed_work();
+// Whether work on a hardware thread (with or without an SMT sibling) is timed as a wait:
+// always under the vtick scheduler, else timed_work() on a thread without a sibling.
+bool work_is_timed(bool smt_sibling);
+// A hardware thread's speed from now (its SimGrid pstate: its SMT sibling's activity).
+void set_host_pstate(simgrid::s4u::Host* host, unsigned long pstate);
 bool wait_timed_work(Doorbell& bell, simgrid::s4u::Host* host, sim_ns& left, sim_ns deadline);
 
 // Running ahead (conservative lookahead): an actor whose next short step cannot be
@@ -134,6 +164,10 @@ struct SgEventCounts {
   std::uint64_t executes = 0;    // ... of which execute() (uninterruptible host/guest work)
   std::uint64_t rings = 0;
   std::uint64_t run_aheads = 0;  // short steps timed by run_ahead(), no event
+  // vtick scheduler: blocking calls, and those that passed control to another actor
+  // (the only SimGrid activities: a semaphore each)
+  std::uint64_t steps = 0;
+  std::uint64_t handoffs = 0;
 };
 const SgEventCounts& sg_event_counts();
 

@@ -29,7 +29,7 @@ void HostWorker::run_on_cpu(sim_ns work, const std::function<sim_ns()>& then) {
     hw->set_activity(HwActivity::HostThread, now());
     sim_ns started = now();
     bool done;
-    if (timed_work() && !hw->sibling()) {  // nothing can change its speed: no Exec
+    if (work_is_timed(hw->sibling() != nullptr)) {  // no Exec
       while (!(done = wait_timed_work(bell_, hw->host(), left, s_.slice_end(t_))) && !s_.must_yield(t_)) {
       }
     } else {

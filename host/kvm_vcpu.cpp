@@ -232,7 +232,7 @@ sim_ns KvmVcpu::run(sim_ns work) {
   sim_ns left = work;
   for (;;) {
     bool done;
-    if (timed_work() && !cur_hw().sibling()) {  // nothing can change its speed: no Exec
+    if (work_is_timed(cur_hw().sibling() != nullptr)) {  // no Exec
       done = wait_timed_work(bell_, cur_hw().host(), left, next_event_time(true));
     } else {
       simgrid::s4u::ExecPtr ex = start_work(cur_hw().host(), left);

@@ -51,10 +51,7 @@ void HwThread::set_activity(HwActivity a, sim_ns now) {
   trace::hw_activity(now, -1 - id_, a, cstate_);
   if (sibling_) {
     sibling_->sibling_changed(now);
-    if (pstate_for(old) != pstate_for(a)) {
-      sync_lag();  // SimGrid changes the speed at the clock's time: bring it to ours
-      sibling_->host_->set_pstate(pstate_for(a));
-    }
+    if (pstate_for(old) != pstate_for(a)) set_host_pstate(sibling_->host_, static_cast<unsigned long>(pstate_for(a)));
   }
 }
 

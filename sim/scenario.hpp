@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/param.hpp"
+#include "core/sg.hpp"
 #include "core/time.hpp"
 #include "guest/params.hpp"
 #include "guest/workloads.hpp"
@@ -44,9 +45,13 @@ struct PlatformSpec {
     "work up to this long is timed as a wait, not a SimGrid Exec (0: always Exec)")                                 \
   P(bool, timed_work, ".timed_work", Bool, true, kNoMin, kNoMax, "", "results do not depend on it (tests/test_scenarios.cpp)", \
     "work on a hardware thread without an SMT sibling (its speed cannot change) is timed as a wait, not a SimGrid Exec (false: an Exec, the reference)") \
+  P(StepScheduler, scheduler, ".scheduler", Enum, "vtick", kNoMin, kNoMax, "",                                    \
+    "results do not depend on it, up to the order of simultaneous events (tests/test_scenarios.cpp, docs/performance.md)", \
+    "who orders the model's steps: vtick (its own event queue; a SimGrid call only when control passes to another actor) or simgrid (every step a SimGrid activity: the reference)") \
   P(sim_ns, quantum, ".quantum", Duration, 100000, 0, 1000000, "ns",                                              \
     "results do not depend on it, up to the order of simultaneous events (tests/test_core.cpp, tests/test_scenarios.cpp)", \
     "short work runs ahead of the SimGrid clock without an event, never past another actor's next possible action (a vCPU in a local stretch: its promise), at most this far (0: off, and no local stretches)")
+// (the step scheduler's enum, StepScheduler, is core/sg.hpp's)
 struct RunSpec {
   VTICK_PARAMS(RunSpec, VTICK_RUN_PARAMS);
 };

@@ -56,6 +56,7 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   // step run ahead of the clock (integer ns) then end at the same nanosecond
   sg4::Engine::set_config("surf/precision:1e-12");
   watch_for_deadlock();
+  set_step_scheduler(sc.run.scheduler);
   set_fast_work_ns(sc.run.fast_work);
   set_timed_work(sc.run.timed_work);
   set_quantum_ns(sc.run.quantum);
@@ -120,25 +121,18 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
     collect(at_end, end, *machine, vm, kernel, *workload);
     for (int i = 0; i < vm.nr_vcpus(); ++i) poll_open.push_back(vm.vcpu(i).poll_open_ns(end));
     request_stop();
-  });
-  // Progress: SimGrid calls this when its clock moves (the model's own clock can run
-  // ahead of it, so this is a lower bound); connected once per process, like the engine.
-  static std::function<void()>* progress_cb = nullptr;
-  static bool progress_connected = false;
+  }, true);
+  // Progress, as the clock moves (under the SimGrid scheduler the model's clock can run
+  // ahead of SimGrid's, so this is a lower bound).
   sim_ns progress_next = 0, progress_step = std::max<sim_ns>(sc.run.duration / 100, 1);
-  std::function<void()> progress = [&] {
-    sim_ns t = from_seconds(sg4::Engine::get_clock());
-    if (t < progress_next) return;
-    progress_next = (t / progress_step + 1) * progress_step;
-    hooks.progress(t);
-  };
-  if (hooks.progress) {
-    progress_cb = &progress;
-    if (!progress_connected) sg4::Engine::on_time_advance_cb([](double) { if (progress_cb) (*progress_cb)(); });
-    progress_connected = true;
-  }
+  if (hooks.progress)
+    set_time_hook([&](sim_ns t) {
+      if (t < progress_next) return;
+      progress_next = (t / progress_step + 1) * progress_step;
+      hooks.progress(t);
+    });
   engine.run();
-  progress_cb = nullptr;
+  set_time_hook(nullptr);
   if (end < 0) {  // stopped by a failure before the end
     end = engine_clock();
     collect(at_end, end, *machine, vm, kernel, *workload);
@@ -148,12 +142,15 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   res.wake_latency = kernel.wake_latency;
   res.op_latency = workload->op_latency();
   const SgEventCounts& ev = sg_event_counts();
-  res.sg_events = ev.waits + ev.works + ev.rings;
+  // SimGrid activities: under the vtick scheduler only the hand-offs (a semaphore each)
+  res.sg_events = sc.run.scheduler == StepScheduler::Vtick ? ev.handoffs : ev.waits + ev.works + ev.rings;
   res.sg_detail[0] = ev.waits;
   res.sg_detail[1] = ev.works;
   res.sg_detail[2] = ev.executes;
   res.sg_detail[3] = ev.rings;
   res.sg_detail[4] = ev.run_aheads;
+  res.sg_detail[5] = ev.steps;
+  res.sg_detail[6] = ev.handoffs;
 
   if (simulation_failed()) {
     res.failed = true;

@@ -10,6 +10,7 @@
 #include "core/time.hpp"
 #include "core/warn.hpp"
 #include "helpers.hpp"
+#include "platform/hw_thread.hpp"
 #include "platform/sg_platform.hpp"
 #include "sim/stats.hpp"
 
@@ -171,4 +172,109 @@ TEST_CASE("VTICK_WARN fails the simulation naming the condition, the place and t
   CHECK(loud);
   REQUIRE(simulation_failed());
   CHECK(failure_message() == "WARN_ON(cpu == 3) at tests/test_core.cpp:" + std::to_string(__LINE__ - 6) + ": CPU 3 in a state it cannot be in");
+}
+
+// ---- the vtick scheduler (core/own_queue.hpp) ----------------------------------------------
+
+namespace {
+
+struct SgEngine {  // a bare engine and a 1-core, 2-thread Skylake machine
+  int argc = 1;
+  char a0[2] = "t";
+  char* argv[2] = {a0, nullptr};
+  simgrid::s4u::Engine e{&argc, argv};
+  std::unique_ptr<Machine> m = build_machine(1, 2, arch_costs("skylake-sp"));
+  explicit SgEngine(StepScheduler s) {
+    set_step_scheduler(s);
+    for (auto& hw : m->threads) hw->start(0);
+  }
+};
+
+// 100 us of nominal work on hardware thread 0 while its SMT sibling goes busy at 20 us and
+// spins from 50 us: when it ends, under scheduler `s`.
+sim_ns smt_work_end(StepScheduler s) {
+  SgEngine g(s);
+  sim_ns end = -1;
+  HwThread* t0 = g.m->threads[0].get();
+  HwThread* t1 = g.m->threads[1].get();
+  spawn_actor("worker", t0->host(), [&] {
+    execute(t0->host(), 100 * NSEC_PER_USEC);
+    end = now();
+  });
+  spawn_actor("sibling", t1->host(), [&] {
+    sleep_until(20 * NSEC_PER_USEC);
+    t1->set_activity(HwActivity::Guest, now());
+    sleep_until(50 * NSEC_PER_USEC);
+    t1->set_activity(HwActivity::HaltPoll, now());
+    sleep_until(500 * NSEC_PER_USEC);
+  });
+  g.e.run();
+  return end;
+}
+
+// The same end worked out by hand from the platform's rule: full speed while the sibling
+// idles, smt_factor_busy while it is busy, smt_factor_spin while it spins.
+sim_ns smt_work_end_by_hand() {
+  const ArchCosts& c = arch_costs("skylake-sp");
+  double done = 20000 + 30000 * c.smt_factor_busy;
+  return 50000 + static_cast<sim_ns>(std::llround((100000 - done) / c.smt_factor_spin));
+}
+
+}  // namespace
+
+TEST_CASE("SMT coupling of work in flight: SimGrid's Exec slows and speeds up with the sibling's activity class") {
+  REQUIRE(arch_costs("skylake-sp").smt_factor_busy < 1.0);
+  CHECK(std::llabs(smt_work_end(StepScheduler::Simgrid) - smt_work_end_by_hand()) <= 1);
+}
+
+TEST_CASE("SMT coupling of work in flight: the vtick scheduler times it as SimGrid's Exec does") {
+  CHECK(std::llabs(smt_work_end(StepScheduler::Vtick) - smt_work_end_by_hand()) <= 1);
+}
+
+TEST_CASE("vtick scheduler: the earliest event runs first, ties in queueing order with an observer first, rings at the ringer's time") {
+  SgEngine g(StepScheduler::Vtick);
+  std::vector<std::string> order;
+  Doorbell& bell = *new Doorbell("own-bell");  // outlives the engine
+  auto host = g.m->threads[0]->host();
+  spawn_actor("a", host, [&] {
+    sleep_until(10);
+    order.push_back("a@" + std::to_string(now()));
+    sleep_until(30);
+    order.push_back("a@" + std::to_string(now()));
+    bell.ring();  // at 30: the waiter runs when "a" blocks
+    order.push_back("a rang");
+    sleep_until(40);
+    order.push_back("a@" + std::to_string(now()));
+  });
+  spawn_actor("b", host, [&] {
+    sleep_until(10);
+    order.push_back("b@" + std::to_string(now()));
+    Woken w = wait_event(bell, 1000);
+    order.push_back(std::string(w == Woken::Bell ? "b bell@" : "b timeout@") + std::to_string(now()));
+  });
+  spawn_actor("observer", host, [&] {
+    sleep_until(10);
+    order.push_back("observer@" + std::to_string(now()));
+  }, true);
+  g.e.run();
+  CHECK(order == std::vector<std::string>{"observer@10", "a@10", "b@10", "a@30", "a rang", "b bell@30", "a@40"});
+}
+
+TEST_CASE("vtick scheduler: a step whose next event is the actor's own costs no hand-off") {
+  SgEngine g(StepScheduler::Vtick);
+  Doorbell& bell = *new Doorbell("own-bell");  // outlives the engine
+  auto host = g.m->threads[0]->host();
+  sim_ns woke = -1;
+  spawn_actor("waiter", host, [&] {
+    wait_event(bell, KTIME_MAX);
+    woke = now();
+  });
+  spawn_actor("stepper", host, [&] {
+    for (int i = 1; i <= 1000; ++i) sleep_until(i * 100);
+    bell.ring();
+  });
+  g.e.run();
+  CHECK(woke == 100000);
+  CHECK(sg_event_counts().steps >= 1000);
+  CHECK(sg_event_counts().handoffs <= 4);  // the start, the waiter parking, the ring, the end
 }

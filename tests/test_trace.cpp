@@ -122,17 +122,23 @@ TEST_CASE("trace: --trace writes Perfetto JSON: named tracks, non-overlapping sl
 }
 
 TEST_CASE("trace: tracing changes nothing in the run, and the trace is the same with run.quantum on and off") {
-  std::string a = test::temp_path("a.json"), b = test::temp_path("b.json");
+  // under both schedulers, tracing changes no counter
+  for (const char* s : {"vtick", "simgrid"}) {
+    INFO(s);
+    std::string a = test::temp_path("a.json"), b = test::temp_path("b.json"), set = std::string(" --set run.scheduler=") + s;
+    REQUIRE(test::run_cli("run " + kDefault + set + " --duration 50ms --quiet --json " + a).status == 0);
+    REQUIRE(test::run_cli("run " + kDefault + set + " --duration 50ms --quiet --json " + b + " --trace " + test::temp_path("t.json") +
+                          " --ftrace " + test::temp_path("f.txt") + " --events " + test::temp_path("ev.txt")).status == 0);
+    CHECK(json::parse(test::read_file(a))["metrics"] == json::parse(test::read_file(b))["metrics"]);
+  }
+  // SimGrid's scheduler with run-ahead delivers events out of global order; the trace does not show it
   std::string ta = test::temp_path("ta.json"), tb = test::temp_path("tb.json");
   std::string fa = test::temp_path("fa.txt"), fb = test::temp_path("fb.txt");
-  REQUIRE(test::run_cli("run " + kDefault + " --duration 50ms --quiet --json " + a).status == 0);
   std::string da = test::temp_path("da.dat"), db = test::temp_path("db.dat");
-  REQUIRE(test::run_cli("run " + kDefault + " --duration 50ms --quiet --json " + b + " --trace " + ta + " --ftrace " + fa +
-                        " --trace-dat " + da + " --events " + test::temp_path("ev.txt")).status == 0);
-  CHECK(json::parse(test::read_file(a))["metrics"] == json::parse(test::read_file(b))["metrics"]);
-  // run-ahead delivers events out of global order; the trace does not show it
-  REQUIRE(test::run_cli("run " + kDefault + " --duration 50ms --quiet --set run.quantum=0ns --trace " + tb + " --ftrace " + fb +
-                        " --trace-dat " + db).status == 0);
+  REQUIRE(test::run_cli("run " + kDefault + " --set run.scheduler=simgrid --duration 50ms --quiet --trace " + ta + " --ftrace " + fa +
+                        " --trace-dat " + da).status == 0);
+  REQUIRE(test::run_cli("run " + kDefault + " --set run.scheduler=simgrid --duration 50ms --quiet --set run.quantum=0ns --trace " + tb +
+                        " --ftrace " + fb + " --trace-dat " + db).status == 0);
   CHECK(test::read_file(ta) == test::read_file(tb));
   CHECK(test::read_file(fa) == test::read_file(fb));
   CHECK(test::read_file(da) == test::read_file(db));

@@ -1,0 +1,60 @@
+// Not kernel code: vtick's own event queue under the SimGrid actors (run.scheduler = vtick).
+// Internal to core/sg.cpp. The actors stay SimGrid actors (their code blocks in the calls
+// of core/sg.hpp), but time and the choice of who runs next are vtick's: exactly one actor
+// runs at a time, the one whose next event is earliest (ties: the one queued first), and
+// control passes to another actor through its semaphore only when the next event is that
+// actor's. A step whose next event is the running actor's own costs no SimGrid call at all.
+// Work in flight is timed here too: its end follows its hardware thread's speed, which
+// changes with the SMT sibling's activity class (the rule the SimGrid platform's pstates
+// encode: platform/hw_thread.cpp), and is shared equally by the works on one thread, as
+// SimGrid's CPU model shares a host.
+#pragma once
+#include <cstdint>
+#include <functional>
+
+#include <simgrid/forward.h>
+
+#include "core/sg.hpp"
+
+namespace vtick::own {
+
+bool on();
+// Starts a run in this mode (true) or leaves it (false); resets every slot and the clock.
+void enable(bool on);
+sim_ns now();
+
+
+struct HostRate;
+// Nominal work in flight on a hardware thread; removed from it when destroyed.
+struct Work {
+  HostRate* host = nullptr;
+  double left = 0;      // nominal ns still to run, as of `since`
+  sim_ns since = 0;
+  sim_ns end = KTIME_MAX;  // when it completes at the thread's current rate
+  long pid = -1;
+  Work() = default;
+  Work(const Work&) = delete;
+  Work& operator=(const Work&) = delete;
+  ~Work();
+};
+
+void add_actor(long pid, sim_ns at, bool first_at_ties);  // spawned: runnable from `at`
+void actor_start(long pid);           // an actor's first act: wait to be picked
+void actor_end(long pid);             // an actor ends: pass control on
+
+// Blocks the running actor until its work ends, its bell rings or `deadline`, whichever
+// is first (work before bell before deadline at the same instant). Null bell / work: none.
+Woken wait(Bell* bell, Work* work, sim_ns deadline);
+void ring(Bell& b);
+
+void work_start(Work& w, simgrid::s4u::Host* host, sim_ns nominal);
+sim_ns work_stop(Work& w);  // the nominal ns it had left (0 when it completed)
+// The hardware thread's speed (SimGrid pstate index) from now: settles and re-times its works.
+void set_pstate(simgrid::s4u::Host* host, unsigned long pstate);
+double speed(simgrid::s4u::Host* host);  // nominal ns of work per ns, times 1e9
+
+std::uint64_t handoffs();  // times control passed to another actor (each a SimGrid semaphore)
+void set_time_hook(std::function<void(sim_ns)> fn);  // called as the clock moves
+bool deadlocked();
+
+}  // namespace vtick::own
