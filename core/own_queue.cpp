@@ -28,6 +28,9 @@ struct Slot {
   sg4::SemaphorePtr sem;     // parked on it while another actor runs
   std::uint64_t seq = 0;     // its entry in the queue; 0: none
   bool first = false;        // goes first among the actors due at one instant
+  bool alive = false;
+  sim_ns at = KTIME_MAX;     // its entry's time (KTIME_MAX: none)
+  sim_ns promise = 0;        // a local stretch until then (core/sg.hpp); 0: none
   sim_ns deadline = KTIME_MAX;
   Bell* bell = nullptr;      // while parked: the bell that wakes it
   Work* work = nullptr;      // while parked: the work whose end wakes it
@@ -46,9 +49,10 @@ struct Entry {
 };
 
 bool g_on = false;
-sim_ns g_now = 0;
+sim_ns g_now = 0;      // the running actor's time (in a local stretch, ahead of others')
+sim_ns g_reached = 0;  // the latest time any actor reached (the time hook's)
 long g_running = -1;  // the actor that holds control (or was just handed it)
-std::uint64_t g_seq = 0, g_handoffs = 0;
+std::uint64_t g_seq = 0, g_handoffs = 0, g_run_aheads = 0;
 bool g_deadlock = false;
 std::vector<Slot> g_slots;  // by SimGrid pid
 std::priority_queue<Entry, std::vector<Entry>, std::greater<>> g_queue;
@@ -71,14 +75,47 @@ void drop_stale() {
 void queue(long pid, sim_ns at) {
   Slot& s = slot(pid);
   s.seq = ++g_seq;
+  s.at = at;
   g_queue.push({at, !s.first, s.seq, pid});
 }
 
+Entry pop() {
+  Entry e = g_queue.top();
+  g_queue.pop();
+  Slot& s = g_slots[static_cast<std::size_t>(e.pid)];
+  s.seq = 0;
+  s.at = KTIME_MAX;
+  return e;
+}
+
+// The clock is the running actor's: it goes back when control passes to an actor that a
+// stretch left behind (each entity's own state clock still only moves forward).
 void set_now(sim_ns t) {
-  VTICK_WARN(t < g_now, "the clock would go back from ", g_now, " to ", t, " ns");
-  if (t <= g_now) return;
   g_now = t;
-  if (g_time_hook) g_time_hook(t);
+  if (t > g_reached) {
+    g_reached = t;
+    if (g_time_hook) g_time_hook(t);
+  }
+}
+
+// Local stretches: the running actor, in its own stretch until after `at`, may move on to
+// `at` past other actors' entries when each of them is queued after `at` or has promised
+// to stay local past it (what core/sg.cpp run_ahead() asks of SimGrid's actors).
+bool passable(long self, sim_ns at) {
+  const Slot& me = g_slots[static_cast<std::size_t>(self)];
+  if (me.promise <= at) return false;
+  for (std::size_t i = 0; i < g_slots.size(); ++i) {
+    const Slot& o = g_slots[i];
+    if (static_cast<long>(i) == self || !o.alive) continue;
+    if (std::max(o.at, o.promise) <= at) return false;
+  }
+  return true;
+}
+
+// An actor that wakes at or past its promise is out of its stretch.
+void end_stretch_if_reached(long self) {
+  Slot& s = g_slots[static_cast<std::size_t>(self)];
+  if (s.promise > 0 && s.promise <= g_now) s.promise = 0;
 }
 
 // Gives control to the earliest queued actor; returns once the caller is picked again.
@@ -91,9 +128,7 @@ void pass_on(long self) {
     slot(self).sem->acquire();  // SimGrid then finds every actor blocked and ends the run
     return;
   }
-  Entry e = g_queue.top();
-  g_queue.pop();
-  g_slots[static_cast<std::size_t>(e.pid)].seq = 0;
+  Entry e = pop();
   set_now(e.at);
   if (e.pid == self) return;
   g_running = e.pid;
@@ -107,10 +142,17 @@ void block(long self, sim_ns at) {
   // nobody is due before `at` (one due at `at` was queued first, or goes first, and goes first)
   if (at != KTIME_MAX && (g_queue.empty() || g_queue.top().at > at || (g_queue.top().at == at && slot(self).first && g_queue.top().later))) {
     set_now(at);
+    end_stretch_if_reached(self);
+    return;
+  }
+  if (at != KTIME_MAX && passable(self, at)) {
+    set_now(at);
+    ++g_run_aheads;
     return;
   }
   if (at != KTIME_MAX) queue(self, at);
   pass_on(self);
+  end_stretch_if_reached(self);
 }
 
 long self_pid() { return g_running; }
@@ -160,9 +202,9 @@ void enable(bool on) {
   static auto* kept = new std::vector<Slot>();
   if (g_deadlock) kept->insert(kept->end(), g_slots.begin(), g_slots.end());
   g_on = on;
-  g_now = 0;
+  g_now = g_reached = 0;
   g_running = -1;
-  g_seq = g_handoffs = 0;
+  g_seq = g_handoffs = g_run_aheads = 0;
   g_deadlock = false;
   g_slots.clear();
   g_queue = {};
@@ -179,6 +221,7 @@ void add_actor(long pid, sim_ns at, bool first_at_ties) {
   Slot& s = g_slots[i];
   s.sem = sg4::Semaphore::create(0);
   s.first = first_at_ties;
+  s.alive = true;
   queue(pid, at);
 }
 
@@ -194,6 +237,9 @@ void actor_start(long pid) {
 void actor_end(long pid) {
   Slot& s = slot(pid);
   s.seq = 0;
+  s.at = KTIME_MAX;
+  s.promise = 0;
+  s.alive = false;
   s.bell = nullptr;
   s.work = nullptr;
   drop_stale();
@@ -201,9 +247,7 @@ void actor_end(long pid) {
     g_running = -1;
     return;
   }
-  Entry e = g_queue.top();
-  g_queue.pop();
-  g_slots[static_cast<std::size_t>(e.pid)].seq = 0;
+  Entry e = pop();
   set_now(e.at);
   g_running = e.pid;
   ++g_handoffs;
@@ -278,6 +322,18 @@ void set_pstate(sg4::Host* host, unsigned long pstate) {
 double speed(sg4::Host* host) { return rate_of(host).speed; }
 
 std::uint64_t handoffs() { return g_handoffs; }
+std::uint64_t run_aheads() { return g_run_aheads; }
+
+void promise_local(sim_ns t) {
+  if (t > g_now) slot(g_running).promise = t;
+}
+sim_ns promise_of_running() { return g_running < 0 ? 0 : slot(g_running).promise; }
+void clear_promise_of_running() {
+  if (g_running >= 0) slot(g_running).promise = 0;
+}
+void revoke(long pid) {
+  if (pid >= 0 && static_cast<std::size_t>(pid) < g_slots.size()) g_slots[static_cast<std::size_t>(pid)].promise = 0;
+}
 void set_time_hook(std::function<void(sim_ns)> fn) { g_time_hook = std::move(fn); }
 bool deadlocked() { return g_deadlock; }
 

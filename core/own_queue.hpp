@@ -54,6 +54,14 @@ void set_pstate(simgrid::s4u::Host* host, unsigned long pstate);
 double speed(simgrid::s4u::Host* host);  // nominal ns of work per ns, times 1e9
 
 std::uint64_t handoffs();  // times control passed to another actor (each a SimGrid semaphore)
+std::uint64_t run_aheads();  // steps a local stretch took past other actors' entries
+
+// Local stretches (core/sg.hpp promise_local_until()): the running actor's promise, and
+// another actor's revoked when its state is written.
+void promise_local(sim_ns t);
+sim_ns promise_of_running();
+void clear_promise_of_running();
+void revoke(long pid);
 void set_time_hook(std::function<void(sim_ns)> fn);  // called as the clock moves
 bool deadlocked();
 

@@ -19,10 +19,7 @@ static std::string g_failure;
 static std::vector<Doorbell*> g_bells;
 int Doorbell::token_ = 0;
 
-const SgEventCounts& sg_event_counts() {
-  g_counts.handoffs = own::handoffs();
-  return g_counts;
-}
+
 
 // Running ahead (conservative lookahead, as in parallel discrete-event simulation): the
 // running actor may be ahead of the SimGrid clock by g_lag. Actors switch only inside
@@ -53,6 +50,12 @@ void set_step_scheduler(StepScheduler s) {
 }
 StepScheduler step_scheduler() { return g_scheduler; }
 static bool own_on() { return g_scheduler == StepScheduler::Vtick; }
+
+const SgEventCounts& sg_event_counts() {
+  g_counts.handoffs = own::handoffs();
+  if (own_on()) g_counts.run_aheads = own::run_aheads();
+  return g_counts;
+}
 
 sim_ns now() { return own_on() ? own::now() : g_clock + g_lag; }
 sim_ns engine_clock() {
@@ -152,24 +155,28 @@ void sync_lag() {
   running();
 }
 
-bool local_stretches() { return g_quantum > 0 && !own_on(); }
+bool local_stretches() { return g_quantum > 0; }
 
 void promise_local_until(sim_ns t) {
   if (!local_stretches() || t <= now()) return;
-  promise_slot(self_pid()) = t;
+  if (own_on()) own::promise_local(t);
+  else promise_slot(self_pid()) = t;
 }
 
+static sim_ns own_promise() { return own_on() ? own::promise_of_running() : promise_slot(self_pid()); }
+
 bool in_local_stretch() {
-  sim_ns p = promise_slot(self_pid());
+  sim_ns p = own_promise();
   return p > 0 && p > now();
 }
 
 void broke_local_stretch(const char* what) {
-  sim_ns& p = promise_slot(self_pid());
+  sim_ns p = own_promise();
   if (p == 0 || p <= now()) return;
   VTICK_WARN(true, "actor ", self_pid(), " acts on shared state (", what, ") at ", now(), " inside its local stretch (until ", p,
              ")");
-  p = 0;
+  if (own_on()) own::clear_promise_of_running();
+  else promise_slot(self_pid()) = 0;
 }
 
 void request_stop() {
@@ -267,14 +274,21 @@ void Doorbell::claim() {
 }
 
 void Doorbell::revoke_promise() {
-  if (own_on() || owner_ < 0 || promise_slot(owner_) == 0) return;
+  if (own_on()) {
+    own::revoke(owner_);  // the caller acts in the queue's order: nobody has passed it
+    return;
+  }
+  if (owner_ < 0 || promise_slot(owner_) == 0) return;
   sync_lag();
   vtick::revoke_promise(owner_);
 }
 
 void Doorbell::ring() {
   if (own_on()) {
-    if (!own_.rung) ++g_counts.rings;
+    broke_local_stretch("a doorbell ring");
+    if (own_.rung) return;
+    ++g_counts.rings;
+    own::revoke(owner_);  // something arrived for it
     own::ring(own_);
     return;
   }
@@ -412,6 +426,8 @@ bool work_is_timed(bool smt_sibling) { return own_on() || (g_timed_work && !smt_
 
 void set_host_pstate(sg4::Host* host, unsigned long pstate) {
   if (own_on()) {
+    // the sibling's work is timed from here: a stretch ahead of it would time it wrong
+    broke_local_stretch("an SMT sibling's speed change");
     own::set_pstate(host, pstate);
     return;
   }
