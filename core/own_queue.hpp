@@ -1,7 +1,8 @@
 // Not kernel code: vtick's own event queue under the SimGrid actors (run.scheduler = vtick).
 // Internal to core/sg.cpp. The actors stay SimGrid actors (their code blocks in the calls
 // of core/sg.hpp), but time and the choice of who runs next are vtick's: exactly one actor
-// runs at a time, the one whose next event is earliest (ties: the one queued first), and
+// runs at a time, the one whose next event is earliest (ties: observers, then the one
+// queued last, as SimGrid's scheduler gives statistically), and
 // control passes to another actor through its semaphore only when the next event is that
 // actor's. A step whose next event is the running actor's own costs no SimGrid call at all.
 // Work in flight is timed here too: its end follows its hardware thread's speed, which

@@ -41,16 +41,17 @@ struct PlatformSpec {
   P(sim_ns, duration, ".duration", Duration, 1000000000LL, 1000, 3600e9, "ns", "", "simulated time")               \
   P(sim_ns, warmup, ".warmup", Duration, 0, 0, 3600e9, "ns", "", "simulated time before measuring")                 \
   P(std::uint64_t, seed, ".seed", Int, 1, 0, 9.0e15, "", "", "seed of every random stream")                         \
-  P(sim_ns, fast_work, ".fast_work", Duration, 2000, 0, 10000, "ns", "results do not depend on it (tests/test_core.cpp)", \
-    "work up to this long is timed as a wait, not a SimGrid Exec (0: always Exec)")                                 \
+  P(sim_ns, fast_work, ".fast_work", Duration, 2000, 0, 10000, "ns",                                               \
+    "an approximation on SMT threads: an SMT sibling's speed change inside the step is missed (OLTP on VM.Standard2.1: transactions/s -0.5 %, docs/performance.md)", \
+    "simgrid scheduler: work up to this long is timed as a wait at the speed it starts with, not a SimGrid Exec (0: always Exec); the vtick scheduler times all work exactly")                                 \
   P(bool, timed_work, ".timed_work", Bool, true, kNoMin, kNoMax, "", "results do not depend on it (tests/test_scenarios.cpp)", \
-    "work on a hardware thread without an SMT sibling (its speed cannot change) is timed as a wait, not a SimGrid Exec (false: an Exec, the reference)") \
+    "simgrid scheduler: work on a hardware thread without an SMT sibling (its speed cannot change) is timed as a wait, not a SimGrid Exec (false: an Exec)") \
   P(StepScheduler, scheduler, ".scheduler", Enum, "vtick", kNoMin, kNoMax, "",                                    \
     "results do not depend on it, up to the order of simultaneous events (tests/test_scenarios.cpp, docs/performance.md)", \
     "who orders the model's steps: vtick (its own event queue; a SimGrid call only when control passes to another actor) or simgrid (every step a SimGrid activity: the reference)") \
   P(sim_ns, quantum, ".quantum", Duration, 100000, 0, 1000000, "ns",                                              \
     "results do not depend on it, up to the order of simultaneous events (tests/test_core.cpp, tests/test_scenarios.cpp)", \
-    "short work runs ahead of the SimGrid clock without an event, never past another actor's next possible action (a vCPU in a local stretch: its promise), at most this far (0: off, and no local stretches)")
+    "simgrid scheduler: short work runs ahead of the SimGrid clock without an event, never past another actor's next possible action (a vCPU in a local stretch: its promise), at most this far; both schedulers: 0 turns local stretches off")
 // (the step scheduler's enum, StepScheduler, is core/sg.hpp's)
 struct RunSpec {
   VTICK_PARAMS(RunSpec, VTICK_RUN_PARAMS);

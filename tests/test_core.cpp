@@ -231,7 +231,7 @@ TEST_CASE("SMT coupling of work in flight: the vtick scheduler times it as SimGr
   CHECK(std::llabs(smt_work_end(StepScheduler::Vtick) - smt_work_end_by_hand()) <= 1);
 }
 
-TEST_CASE("vtick scheduler: the earliest event runs first, ties in queueing order with an observer first, rings at the ringer's time") {
+TEST_CASE("vtick scheduler: the earliest event runs first, ties observer first then last-queued first, rings at the ringer's time") {
   SgEngine g(StepScheduler::Vtick);
   std::vector<std::string> order;
   Doorbell& bell = *new Doorbell("own-bell");  // outlives the engine
@@ -257,6 +257,8 @@ TEST_CASE("vtick scheduler: the earliest event runs first, ties in queueing orde
     order.push_back("observer@" + std::to_string(now()));
   }, true);
   g.e.run();
+  // at 10: the observer, then a (at 0 "b" ran before "a", so "a" queued its wake-up at 10
+  // after "b" did), then b
   CHECK(order == std::vector<std::string>{"observer@10", "a@10", "b@10", "a@30", "a rang", "b bell@30", "a@40"});
 }
 
