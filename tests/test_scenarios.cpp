@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <dirent.h>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "helpers.hpp"
@@ -180,15 +181,9 @@ TEST_CASE("the vtick scheduler gives SimGrid's results where the order of events
 // Under the vtick scheduler the order of simultaneous events is its queue's: a run with
 // eight vCPUs in step, background load and SMT siblings is its own twin, byte for byte.
 TEST_CASE("the vtick scheduler is deterministic: an eight-vCPU SMT run is its own twin") {
-  std::string out[2];
-  for (int i = 0; i < 2; ++i) {
-    out[i] = test::temp_path("own8-" + std::to_string(i) + ".json");
-    auto r = test::run_cli(std::string("run " VTICK_SOURCE_DIR "/scenarios/oci/standard2.1-oltp.toml --seed 3 --duration 300ms "
-                                       "--set platform.shape=VM.Standard.E4.Flex.4 --set guest.background.preset=cloud --quiet --json ") +
-                           out[i]);
-    REQUIRE(r.status == 0);
-  }
-  auto a = nlohmann::json::parse(test::read_file(out[0])), b = nlohmann::json::parse(test::read_file(out[1]));
+  std::string args = VTICK_SOURCE_DIR "/scenarios/oci/standard2.1-oltp.toml --seed 3 --duration 300ms "
+                     "--set platform.shape=VM.Standard.E4.Flex.4 --set guest.background.preset=cloud";
+  auto a = run_json(args, "own8-a"), b = run_json(args, "own8-b");
   CHECK(a["metrics"]["workload.ops"].get<double>() > 0);
   CHECK(a["metrics"] == b["metrics"]);
   CHECK(a["histograms"] == b["histograms"]);
@@ -231,73 +226,58 @@ TEST_CASE("futex wake races: a waiter woken while the unlocker enters the kernel
   CHECK(r.status == 0);
 }
 
-// core/sg.hpp local stretches: two vCPUs that each run a sysbench thread through a
-// private lock and sched_yield() run ahead of each other (an order of magnitude fewer
-// SimGrid waits) and every counter is what the lockstep run gives: with the background
-// load (remote wake-ups, ticks, kworkers revoke the promises) and with one lock for both
-// threads (no promise holds: collisions, futex sleeps and wake-ups all the time).
-TEST_CASE("local stretches change no result") {
+// Two sysbench runs, `run.quantum` 0 (no local stretch) and 100 us, under `scheduler`:
+// with the background load (remote wake-ups, ticks, kworkers revoke the promises) and
+// with one lock for both threads (no promise holds: collisions, futex sleeps and wake-ups
+// all the time). Every counter must be the run's without stretches; `fewer` checks the
+// background case took the path.
+static void check_stretches(const std::string& scheduler, const char* background_duration, const char* one_lock_duration,
+                            const std::function<void(const nlohmann::json&, const nlohmann::json&)>& fewer) {
   struct Case {
-    const char* name;
-    const char* set;
-  } cases[] = {{"background", "--duration 1s --set guest.background.preset=measured"},
-               {"one-lock", "--duration 500ms --set workload.thread_locks=1"}};
+    std::string name;
+    std::string set;
+  } cases[] = {{"background", std::string("--duration ") + background_duration + " --set guest.background.preset=measured"},
+               {"one-lock", std::string("--duration ") + one_lock_duration + " --set workload.thread_locks=1"}};
   for (const Case& c : cases) {
-    INFO(c.name);
+    INFO(scheduler << " " << c.name);
     nlohmann::json m[2];
     int i = 0;
     for (const char* q : {"0ns", "100us"})
       m[i++] = run_json(std::string(VTICK_SOURCE_DIR "/scenarios/oci/standard2.1-sysbench_threads.toml --seed 1 ") + c.set +
-                            " --set run.scheduler=simgrid --set run.quantum=" + q,
-                        std::string("stretch-") + c.name + q);
+                            " --set run.scheduler=" + scheduler + " --set run.quantum=" + q,
+                        scheduler + "-stretch-" + c.name + q);
     CHECK(m[0]["metrics"] == m[1]["metrics"]);
-    if (std::string(c.name) == "background")
-      CHECK(m[1]["manifest"]["simgrid_events_detail"]["waits"].get<double>() * 10 <
-            m[0]["manifest"]["simgrid_events_detail"]["waits"].get<double>());
+    CHECK(m[0]["histograms"] == m[1]["histograms"]);
+    if (c.name == "background") fewer(m[0]["manifest"]["simgrid_events_detail"], m[1]["manifest"]["simgrid_events_detail"]);
   }
 }
 
+// core/sg.hpp local stretches under SimGrid's scheduler: two vCPUs that each run a sysbench
+// thread through a private lock and sched_yield() run ahead of each other (an order of
+// magnitude fewer SimGrid waits).
+TEST_CASE("local stretches change no result") {
+  check_stretches("simgrid", "1s", "500ms", [](const nlohmann::json& off, const nlohmann::json& on) {
+    CHECK(on["waits"].get<double>() * 10 < off["waits"].get<double>());
+  });
+}
+
 // The same under the vtick scheduler (core/own_queue.cpp passable()): a vCPU in its stretch
-// moves on past the other's queue entries while that one has promised too; every counter
-// and histogram is the run's without stretches (run.quantum=0ns), with two orders of
-// magnitude fewer hand-offs.
+// moves on past the other's queue entries while that one has promised too, with two
+// orders of magnitude fewer hand-offs.
 TEST_CASE("local stretches change no result under the vtick scheduler") {
-  struct Case {
-    const char* name;
-    const char* set;
-  } cases[] = {{"background", "--duration 500ms --set guest.background.preset=measured"},
-               {"one-lock", "--duration 300ms --set workload.thread_locks=1"}};
-  for (const Case& c : cases) {
-    INFO(c.name);
-    nlohmann::json m[2];
-    int i = 0;
-    for (const char* q : {"0ns", "100us"})
-      m[i++] = run_json(std::string(VTICK_SOURCE_DIR "/scenarios/oci/standard2.1-sysbench_threads.toml --seed 1 ") + c.set +
-                            " --set run.quantum=" + q,
-                        std::string("own-stretch-") + c.name + q);
-    CHECK(m[0]["metrics"] == m[1]["metrics"]);
-    CHECK(m[0]["histograms"] == m[1]["histograms"]);
-    const auto& d0 = m[0]["manifest"]["simgrid_events_detail"];
-    const auto& d1 = m[1]["manifest"]["simgrid_events_detail"];
-    CHECK(d0["run_aheads"].get<long>() == 0);
-    if (std::string(c.name) == "background") CHECK(d1["handoffs"].get<double>() * 10 < d0["handoffs"].get<double>());
-  }
+  check_stretches("vtick", "500ms", "300ms", [](const nlohmann::json& off, const nlohmann::json& on) {
+    CHECK(off["run_aheads"].get<long>() == 0);
+    CHECK(on["handoffs"].get<double>() * 10 < off["handoffs"].get<double>());
+  });
 }
 
 // With eight vCPUs the workers start in step, and which of two simultaneous lock attempts
 // wins depends on the order SimGrid runs the actors in, which running ahead changes; so
 // there the check is that a run is its own twin and no promise is broken (WARN_ON).
 TEST_CASE("local stretches: an eight-vCPU run with background load is deterministic") {
-  std::string out[2];
-  for (int i = 0; i < 2; ++i) {
-    out[i] = test::temp_path("stretch8-" + std::to_string(i) + ".json");
-    auto r = test::run_cli(std::string("run " VTICK_SOURCE_DIR "/scenarios/oci/standard2.1-sysbench_threads.toml --seed 3 "
-                                       "--duration 400ms --set run.scheduler=simgrid --set platform.shape=VM.Standard.E4.Flex.4 "
-                                       "--set guest.background.preset=cloud --quiet --json ") +
-                           out[i]);
-    REQUIRE(r.status == 0);
-  }
-  auto a = nlohmann::json::parse(test::read_file(out[0])), b = nlohmann::json::parse(test::read_file(out[1]));
+  std::string args = VTICK_SOURCE_DIR "/scenarios/oci/standard2.1-sysbench_threads.toml --seed 3 --duration 400ms "
+                     "--set run.scheduler=simgrid --set platform.shape=VM.Standard.E4.Flex.4 --set guest.background.preset=cloud";
+  auto a = run_json(args, "stretch8-a"), b = run_json(args, "stretch8-b");
   CHECK(a["metrics"] == b["metrics"]);
   CHECK(a["metrics"]["workload.ops"].get<double>() > 0);
 }
