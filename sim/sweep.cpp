@@ -1,7 +1,9 @@
 #include "sim/sweep.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <toml++/toml.h>
 
@@ -49,7 +51,8 @@ std::vector<std::string> axis_values(const std::string& file, const std::string&
     if (!std::regex_match(text, m, range))
       fail(at(file, n), key + ": an axis is an array of values, or \"A..B\" for the integers A to B");
     long long a = std::stoll(m[1]), b = std::stoll(m[2]);
-    if (b < a || b - a >= 100000) fail(at(file, n), key + " = \"" + text + "\": need A <= B and at most 100000 values");
+    if (b < a || b - a >= kMaxSweepPoints)
+      fail(at(file, n), key + " = \"" + text + "\": need A <= B and at most " + std::to_string(kMaxSweepPoints) + " values");
     for (long long x = a; x <= b; ++x) {
       v.push_back(std::to_string(x));
       if (where) where->push_back(at(file, n));
@@ -65,6 +68,12 @@ std::vector<std::string> axis_values(const std::string& file, const std::string&
     if (where) where->push_back(at(file, e));
   }
   return v;
+}
+
+std::string format_count(double n) {
+  char b[32];
+  std::snprintf(b, sizeof b, n < 1e15 ? "%.0f" : "%.3g", n);
+  return b;
 }
 
 void check_key(const std::string& file, const toml::node& n, const std::string& key) {
@@ -193,11 +202,31 @@ SweepSpec load_sweep(const std::string& path) {
   for (const auto& e : s.excludes)
     for (const auto& [k, v] : e)
       if (std::find(all.begin(), all.end(), k) == all.end()) fail(path, "[[exclude]]: " + k + " is not a swept key");
+  // The grid's size before anything is expanded: a product of axes that no machine could
+  // run is an error that says so, not a long silence.
+  double points = 1;
+  std::string product;
+  for (const auto& a : s.axes) {
+    points *= static_cast<double>(a.values.size());
+    product += (product.empty() ? "" : " x ") + std::to_string(a.values.size()) + " (" + a.keys[0] + ")";
+  }
+  if (points > static_cast<double>(kMaxSweepPoints))
+    fail(path, "the grid has " + format_count(points) + " points, " + product + "; at most " + std::to_string(kMaxSweepPoints) +
+                   ": split it into several sweep files");
+  // Each value alone on the base scenario. A seed is valid or not by its range alone, so
+  // of the seed axis the two ends are loaded (99,999 seeds took minutes of loading).
   for (const auto& a : s.axes)
-    for (std::size_t i = 0; i < a.values.size(); ++i) check_value(s, a.where[i], a.keys, a.values[i]);
+    for (std::size_t i = 0; i < a.values.size(); ++i)
+      if (a.keys != std::vector<std::string>{"run.seed"} || i == 0 || i + 1 == a.values.size()) check_value(s, a.where[i], a.keys, a.values[i]);
+  // Each grid point, once per combination of the other keys (the seed changes no validity).
+  std::set<std::vector<std::string>> seen;
   for (const auto& p : sweep_grid(s)) {
-    std::vector<std::string> sets = s.sets;
-    for (const auto& x : p.sets()) sets.push_back(x);
+    std::vector<std::string> sets = s.sets, others;
+    for (const auto& x : p.sets()) {
+      sets.push_back(x);
+      if (x.rfind("run.seed=", 0) != 0) others.push_back(x);
+    }
+    if (!seen.insert(others).second) continue;
     try {
       load_scenario(s.scenario, sets);
     } catch (const InputError& e) {

@@ -7,6 +7,9 @@
 namespace vtick {
 
 // One axis: one key, or several keys that vary together ([[zip]]).
+// The most grid points a sweep file may make (an axis' A..B range too).
+inline constexpr long kMaxSweepPoints = 100000;
+
 struct SweepAxis {
   std::vector<std::string> keys;
   std::vector<std::vector<std::string>> values;  // values[i][k]: value i of keys[k], as --set text

@@ -1,5 +1,6 @@
 // vtick sweep: the grid, one point by index, and a sweep killed midway and resumed giving
 // the same tables as one that never stopped.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <csignal>
@@ -139,6 +140,24 @@ TEST_CASE("sweep: bad input names the file, line and what is allowed") {
   r = bad("[axes]\n\"platform.vcpus\" = [2, 64]\n");  // more vCPUs than the shape has
   CHECK(r.status == 2);
   CHECK(r.output.find("platform.vcpus") != std::string::npos);
+  // a product of axes no machine could run: refused at once, with its size and its axes
+  r = bad("[axes]\n\"guest.hz\" = [100, 250, 300, 1000]\n\"host.kvm.halt_poll_ns\" = \"0..99\"\n\"run.seed\" = \"1..1000\"\n");
+  CHECK(r.status == 2);
+  CHECK(r.output.find("the grid has 400000 points, 4 (guest.hz) x 100 (host.kvm.halt_poll_ns) x 1000 (run.seed); at most 100000") !=
+        std::string::npos);
+  r = bad("[axes]\n\"run.seed\" = \"1..1000000\"\n");
+  CHECK(r.status == 2);
+  CHECK(r.output.find("at most 100000 values") != std::string::npos);
+}
+
+// issue 16: 99,999 seeds used to load the scenario 200,000 times before saying anything
+// (minutes); a seed's validity is its range's, so the list comes at once (a long run of
+// --list here would time the test out, not fail it: the count is checked).
+TEST_CASE("sweep: 99,999 seeds list without loading the scenario for each") {
+  auto r = test::run_cli("sweep " + sweep_file("seeds.toml", "[axes]\n\"run.seed\" = \"1..99999\"\n") + " --list");
+  REQUIRE(r.status == 0);
+  CHECK(r.output.find("99998 run.seed=99999\n") != std::string::npos);
+  CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 99999);
 }
 
 TEST_CASE("sweep: [[zip]] keys vary together and the grid cannot change under a results directory") {
