@@ -149,7 +149,11 @@ int cmd_sweep(const SweepOptions& o) {
     std::ifstream f(dir + "/sweep.json");
     if (f) {
       json old = json::parse(f, nullptr, false);
-      if (old.is_object()) old.erase("manifest");
+      if (!old.is_object()) {  // empty, cut short or not JSON: it cannot vouch for the run files
+        spdlog::error("{}/sweep.json is not a sweep's grid (empty or corrupt): remove it to start anew, or use another --out", dir);
+        return 2;
+      }
+      old.erase("manifest");
       if (old != g) {
         spdlog::error("{} holds a sweep with another grid (scenario, [set] or axes changed): use another --out", dir);
         return 2;

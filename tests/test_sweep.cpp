@@ -150,6 +150,22 @@ TEST_CASE("sweep: bad input names the file, line and what is allowed") {
   CHECK(r.output.find("at most 100000 values") != std::string::npos);
 }
 
+// issue 16: an empty or corrupt sweep.json cannot vouch for the run files beside it, not
+// even with --force (it used to compare equal to any grid and label one grid's runs with
+// another's values).
+TEST_CASE("sweep --resume over an empty or corrupt sweep.json exits 2 naming it") {
+  std::string dir = test::temp_path("corrupt");
+  std::string f = sweep_file("c.toml", "[set]\n\"run.duration\" = \"20ms\"\n[axes]\n\"run.seed\" = \"1..2\"\n");
+  REQUIRE(test::run_cli("sweep " + f + " --out " + dir + " --quiet").status == 0);
+  for (const char* text : {"", "{\"axes\": [", "garbage"}) {
+    INFO("sweep.json: " << text);
+    std::ofstream(dir + "/sweep.json") << text;
+    auto r = test::run_cli("sweep " + f + " --out " + dir + " --resume --force --quiet");
+    CHECK(r.status == 2);
+    CHECK(r.output.find("sweep.json is not a sweep's grid") != std::string::npos);
+  }
+}
+
 // issue 16: 99,999 seeds used to load the scenario 200,000 times before saying anything
 // (minutes); a seed's validity is its range's, so the list comes at once (a long run of
 // --list here would time the test out, not fail it: the count is checked).
