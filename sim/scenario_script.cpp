@@ -47,6 +47,7 @@ std::vector<ScriptTask> parse_script_tasks(const toml::node& node, const std::st
           words >> op;
           if (op == "loop" && st.program.empty())
             fail(at(line), "workload.task.program: '" + line.as_string()->get() + "': a loop cannot be the first phase");
+          // (check_script_phase() above took the target as a whole integer)
           if (op == "loop" && words >> target && target >= static_cast<long>(st.program.size()))
             fail(at(line), "workload.task.program: '" + line.as_string()->get() + "': a loop jumps back to an earlier phase, 0 .. " +
                                std::to_string(static_cast<long>(st.program.size()) - 1));

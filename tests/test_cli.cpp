@@ -75,6 +75,18 @@ TEST_CASE("cli: wrong types and out-of-range values are refused with what is all
   expect_input_error("run " + f13, {f13 + ":5:", "without time", "add a run"});
   std::string f14 = write_scenario("loop0.toml", script + "program = [\"loop 0 3\", \"run 1ms\"]\n");
   expect_input_error("run " + f14, {f14 + ":5:", "cannot be the first phase"});
+  // whole words only (issue 16: istringstream took 'loop 0 1e3' as 'loop 0 1' and 'loop x 1' as a jump to 0)
+  const std::pair<const char*, const char*> words[] = {{"loop 0 1e3", "integers"},          {"loop x 1", "integers"},
+                                                       {"loop 0 99999999999999999999", "COUNT 1 .. 1000000000"},
+                                                       {"loop 0 1 2", "loop takes 2 arguments, not 3"},
+                                                       {"run 1ms 0.5x", "jitter must be a fraction"},
+                                                       {"run 1ms nan", "jitter must be a fraction"},
+                                                       {"yield now", "yield takes 0 arguments, not 1"},
+                                                       {"lock", "lock takes 1 argument, not 0"}};
+  for (const auto& [phase, why] : words) {
+    std::string f = write_scenario("words.toml", script + "program = [\"run 1ms\", \"" + phase + "\"]\n");
+    expect_input_error("run " + f, {f + ":5:", std::string("'") + phase + "'", why});
+  }
 }
 
 TEST_CASE("cli: --set overrides are validated the same way") {

@@ -1,6 +1,8 @@
 // Tasks written by the user in the scenario ([[workload.task]]), rt-app style: a program
 // of phases per task (docs/cli.md, "Task programs").
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -15,11 +17,39 @@ struct ScriptNames {
   std::map<std::string, int> mutexes, events;
 };
 
+// A whole word as an integer in [lo, hi] (no "1e3", "x", "10abc", overflow).
+bool whole_int(const std::string& s, long lo, long hi, long& out) {
+  if (s.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  long v = std::strtol(s.c_str(), &end, 10);
+  if (errno || *end || v < lo || v > hi) return false;
+  out = v;
+  return true;
+}
+
+// The phase's arguments for its op: how many it takes at least and at most.
+bool arity(const std::string& op, std::size_t& lo, std::size_t& hi) {
+  if (op == "run" || op == "sleep") lo = 1, hi = 2;
+  else if (op == "lock" || op == "unlock" || op == "wait" || op == "wake") lo = hi = 1;
+  else if (op == "loop") lo = hi = 2;
+  else if (op == "yield" || op == "io" || op == "net" || op == "mark" || op == "exit") lo = hi = 0;
+  else return false;
+  return true;
+}
+
 Phase parse_phase(const std::string& line, GuestKernel* k, ScriptNames* names, std::string& err) {
   std::istringstream in(line);
-  std::string op, a, b;
-  in >> op >> a >> b;
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  std::string op = words.empty() ? "" : words[0], a = words.size() > 1 ? words[1] : "", b = words.size() > 2 ? words[2] : "";
   Phase p;
+  std::size_t lo = 0, hi = 0;
+  if (arity(op, lo, hi) && (words.size() - 1 < lo || words.size() - 1 > hi)) {
+    err = "'" + line + "': " + op + " takes " + (lo == hi ? std::to_string(lo) : std::to_string(lo) + " or " + std::to_string(hi)) +
+          " argument" + (hi == 1 ? "" : "s") + ", not " + std::to_string(words.size() - 1);
+    return p;
+  }
   auto dur = [&](const std::string& s, sim_ns& out) {
     if (!parse_duration(s, out) || out <= 0) {
       err = "'" + line + "': '" + s + "' is not a positive duration (e.g. 100us)";
@@ -44,9 +74,9 @@ Phase parse_phase(const std::string& line, GuestKernel* k, ScriptNames* names, s
     p.kind = op == "run" ? PhaseKind::Run : PhaseKind::Sleep;
     if (!dur(a, p.ns)) return p;
     if (!b.empty()) {
-      double j = -1;
-      std::istringstream(b) >> j;
-      if (j < 0 || j > 1) err = "'" + line + "': jitter must be a fraction 0 .. 1";
+      char* end = nullptr;
+      double j = std::strtod(b.c_str(), &end);
+      if (*end || !(j >= 0 && j <= 1)) err = "'" + line + "': jitter must be a fraction 0 .. 1";
       p.jitter = j;
     }
   } else if (op == "lock" || op == "unlock") {
@@ -67,11 +97,10 @@ Phase parse_phase(const std::string& line, GuestKernel* k, ScriptNames* names, s
     p.kind = PhaseKind::Exit;
   } else if (op == "loop") {
     p.kind = PhaseKind::Loop;
-    int target = -1, count = -1;
-    std::istringstream(a) >> target;
-    std::istringstream(b) >> count;
-    if (target < 0 || count < 1) err = "'" + line + "': loop TARGET_PHASE COUNT, e.g. 'loop 0 10'";
-    p.obj = target;
+    long target = -1, count = -1;
+    if (!whole_int(a, 0, 1000000, target) || !whole_int(b, 1, 1000000000, count))
+      err = "'" + line + "': loop TARGET_PHASE COUNT, integers, e.g. 'loop 0 10' (COUNT 1 .. 1000000000)";
+    p.obj = static_cast<int>(target);
     p.ns = count;
   } else {
     err = "'" + line + "': unknown phase; allowed: run D [jitter], sleep D [jitter], lock M, unlock M, wait E, wake E, "
