@@ -19,6 +19,7 @@ struct RunOptions {
   std::string ftrace_path;  // ftrace text
   std::string trace_dat_path;  // trace.dat of the host (the guest's beside it)
   std::string trace_window; // START:END
+  std::vector<std::string> sg_cfg;  // SimGrid options KEY:VALUE
   bool quiet = false;
   bool timing = false;
   std::set<std::string> given;  // output options on the command line (--json "" is refused, not ignored)

@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
   r->add_option("--trace-dat", run.trace_dat_path,
                 "write the run as trace.dat files for trace-cmd report / KernelShark: FILE (host) and FILE-vm0 (guest)");
   r->add_option("--trace-window", run.trace_window, "trace only START:END of simulated time, e.g. 10ms:30ms");
+  r->add_option("--sg-cfg", run.sg_cfg,
+                "a SimGrid configuration option KEY:VALUE (repeatable), e.g. contexts/factory:thread for sanitizer runs");
 
   std::string tl_trace, tl_svg, tl_window;
   auto* tl = app.add_subcommand("timeline", "render a trace written by vtick run --trace as an SVG timeline");

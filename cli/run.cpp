@@ -132,6 +132,13 @@ int cmd_run(const RunOptions& o) {
   }
   if (o.given.count("--trace-dat"))
     if (int rc = check_output("--trace-dat", guest_dat)) return rc;
+  for (const auto& c : o.sg_cfg) {
+    auto colon = c.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == c.size()) {
+      spdlog::error("--sg-cfg '{}': KEY:VALUE, a SimGrid option such as contexts/factory:thread", c);
+      return 2;
+    }
+  }
   TextSink text;
   TraceWriter trace(ws, we);
   TeeSink tee;
@@ -151,8 +158,13 @@ int cmd_run(const RunOptions& o) {
   if (!tee.sinks.empty()) hooks.sink = tee.sinks.size() == 1 ? tee.sinks.front() : &tee;
   RunProgress progress(sc.run.duration);
   if (!o.quiet && progress_enabled() && isatty(2)) hooks.progress = [&](sim_ns t) { progress.update(t); };
+  hooks.sg_cfg = o.sg_cfg;
   RunResult r = run_simulation(sc, hooks);
   progress.clear();
+  if (r.bad_sg_cfg) {
+    spdlog::error("{}", r.error);
+    return 2;
+  }
   int status = 0;
   if (events && !events->commit()) status = 1;
   if (tracing) {

@@ -55,6 +55,21 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   // event times to 1 ps, not SimGrid's default 1 ns: a step timed by SimGrid and the same
   // step run ahead of the clock (integer ns) then end at the same nanosecond
   sg4::Engine::set_config("surf/precision:1e-12");
+  for (const auto& c : hooks.sg_cfg) {
+    try {
+      sg4::Engine::set_config(c);
+    } catch (const std::exception& e) {  // after its first line SimGrid lists "  key: (type)default" for every key
+      std::string m = e.what(), keys;
+      std::size_t nl = m.find('\n');
+      for (std::size_t at = m.find("\n  ", nl); at != std::string::npos; at = m.find("\n  ", at + 1)) {
+        std::size_t b = at + 3, e2 = m.find(':', b);
+        if (e2 != std::string::npos) keys += (keys.empty() ? "" : ", ") + m.substr(b, e2 - b);
+      }
+      res.failed = res.bad_sg_cfg = true;
+      res.error = "--sg-cfg '" + c + "': " + m.substr(0, nl) + (keys.empty() ? "" : "; SimGrid's keys: " + keys);
+      return res;
+    }
+  }
   watch_for_deadlock();
   set_step_scheduler(sc.run.scheduler);
   set_fast_work_ns(sc.run.fast_work);

@@ -21,6 +21,7 @@ struct RunResult {
   double wall_seconds = 0;
   std::uint64_t sg_events = 0; // SimGrid waits + executions + notifications
   std::uint64_t sg_detail[7] = {0, 0, 0, 0, 0, 0, 0};  // waits, works, executes, rings, run_aheads, steps, handoffs
+  bool bad_sg_cfg = false;     // SimGrid refused an option of SimHooks::sg_cfg (error says which)
   std::vector<std::string> invariants_checked;  // sim/invariants.cpp, at the end of a complete run
   bool failed = false;
   std::string error;
@@ -40,6 +41,9 @@ struct SimHooks {
   // Called with the simulated time each time it passes another 1% of run.duration, from
   // SimGrid's clock-advance signal: no actor, no event, nothing the model can see.
   std::function<void(sim_ns)> progress;
+  // SimGrid configuration options, KEY:VALUE (vtick run --sg-cfg), set after vtick's own:
+  // e.g. contexts/factory:thread, under which AddressSanitizer follows the actors.
+  std::vector<std::string> sg_cfg;
 };
 
 // Runs `sc` to its end. One simulation per process (SimGrid's engine is a singleton).

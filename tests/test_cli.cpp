@@ -1,5 +1,6 @@
 // cli/: exit codes, error messages naming file, line and key, and byte-identical results.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 #include <fstream>
 
 #include "helpers.hpp"
@@ -103,6 +104,29 @@ TEST_CASE("cli: --set overrides are validated the same way") {
   // a directory is not a scenario: it used to say ok and run the built-in defaults
   expect_input_error(std::string("validate ") + VTICK_SOURCE_DIR "/scenarios", {"a directory, not a scenario file"});
   expect_input_error(std::string("run ") + VTICK_SOURCE_DIR "/scenarios --quiet", {"a directory, not a scenario file"});
+}
+
+// issue 16: SimGrid's own options reach its engine (thread contexts for sanitizer runs);
+// thread contexts change no counter; a key SimGrid does not know, a bad value or no
+// colon exit 2 naming the option.
+TEST_CASE("cli: --sg-cfg passes SimGrid options, bad ones exit 2") {
+  std::string f = VTICK_SOURCE_DIR "/scenarios/default.toml";
+  std::string a = test::temp_path("raw.json"), b = test::temp_path("thread.json");
+  REQUIRE(test::run_cli("run " + f + " --duration 50ms --quiet --json " + a).status == 0);
+  REQUIRE(test::run_cli("run " + f + " --duration 50ms --quiet --sg-cfg contexts/factory:thread --json " + b).status == 0);
+  auto ja = nlohmann::json::parse(test::read_file(a)), jb = nlohmann::json::parse(test::read_file(b));
+  CHECK(ja["metrics"]["workload.ops"].get<double>() > 100);
+  CHECK(ja["metrics"] == jb["metrics"]);
+  const std::pair<const char*, const char*> bad[] = {{"nonexistent/key:1", "Bad config key: nonexistent/key; SimGrid's keys: "},
+                                                     {"contexts/stack-size:abc", "invalid integer"},
+                                                     {"nocolon", "KEY:VALUE"}};
+  for (const auto& [opt, why] : bad) {
+    auto r = test::run_cli("run " + f + " --duration 20ms --quiet --sg-cfg " + opt);
+    INFO(r.output);
+    CHECK(r.status == 2);
+    CHECK(r.output.find(std::string("--sg-cfg '") + opt + "'") != std::string::npos);
+    CHECK(r.output.find(why) != std::string::npos);
+  }
 }
 
 TEST_CASE("cli: the same scenario and seed give byte-identical JSON") {
