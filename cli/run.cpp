@@ -161,7 +161,7 @@ int cmd_run(const RunOptions& o) {
   hooks.sg_cfg = o.sg_cfg;
   RunResult r = run_simulation(sc, hooks);
   progress.clear();
-  if (r.bad_sg_cfg) {
+  if (r.input_error) {
     spdlog::error("{}", r.error);
     return 2;
   }

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <memory>
 #include <simgrid/s4u.hpp>
+#include <sys/resource.h>
+#include <xbt/config.hpp>
 #include <xbt/log.h>
 
 #include "core/sg.hpp"
@@ -65,7 +67,7 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
         std::size_t b = at + 3, e2 = m.find(':', b);
         if (e2 != std::string::npos) keys += (keys.empty() ? "" : ", ") + m.substr(b, e2 - b);
       }
-      res.failed = res.bad_sg_cfg = true;
+      res.failed = res.input_error = true;
       res.error = "--sg-cfg '" + c + "': " + m.substr(0, nl) + (keys.empty() ? "" : "; SimGrid's keys: " + keys);
       return res;
     }
@@ -77,6 +79,29 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   set_quantum_ns(sc.run.quantum);
   set_event_sink(hooks.sink);
 
+  // Every actor gets a SimGrid stack (contexts/stack-size, 8 MiB by default) in address
+  // space: under a limit (ulimit -v, as cluster jobs have) a large VM would abort in
+  // SimGrid's allocation. Say so before: the vCPUs, up to 4 host threads per hardware
+  // thread's worth of I/O and noise, the horizon and the devices.
+  {
+    rlimit as{};
+    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+      double stack = simgrid::config::get_value<int>("contexts/stack-size") * 1024.0;
+      double actors = sc.vcpus + sc.host.noise.threads + 8;
+      double need = actors * stack + 512.0 * 1024 * 1024;  // and the process itself
+      if (need > static_cast<double>(as.rlim_cur)) {
+        res.failed = res.input_error = true;
+        char msg[400];
+        std::snprintf(msg, sizeof msg,
+                      "%.0f actors with SimGrid stacks of %.0f KiB need about %.1f GiB of address space, above this "
+                      "process's limit (ulimit -v) of %.1f GiB: raise the limit, or give smaller stacks with "
+                      "--sg-cfg contexts/stack-size:KIB (vtick's actors use well under 1 MiB)",
+                      actors, stack / 1024, need / (1 << 30), static_cast<double>(as.rlim_cur) / (1 << 30));
+        res.error = msg;
+        return res;
+      }
+    }
+  }
   std::unique_ptr<Machine> machine = build_machine(sc.shape.cores, sc.shape.threads_per_core, sc.costs);
   Kvm vm(*machine, sc.host, sc.run.seed);
   GuestKernel kernel(sc.guest, sc.vcpus, sc.run.seed);

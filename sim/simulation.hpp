@@ -21,7 +21,7 @@ struct RunResult {
   double wall_seconds = 0;
   std::uint64_t sg_events = 0; // SimGrid waits + executions + notifications
   std::uint64_t sg_detail[7] = {0, 0, 0, 0, 0, 0, 0};  // waits, works, executes, rings, run_aheads, steps, handoffs
-  bool bad_sg_cfg = false;     // SimGrid refused an option of SimHooks::sg_cfg (error says which)
+  bool input_error = false;  // the run could not start as asked (a SimGrid option, the address space): exit 2
   std::vector<std::string> invariants_checked;  // sim/invariants.cpp, at the end of a complete run
   bool failed = false;
   std::string error;

@@ -31,7 +31,7 @@ std::vector<ModelEvent> Recorder::on_cpu(int cpu) const {
 }
 
 // Runs a shell command line; returns its exit status and stdout.
-static CliResult shell(const std::string& cmd) {
+CliResult shell(const std::string& cmd) {
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
   char buf[4096];

@@ -22,6 +22,8 @@ struct CliResult {
   int status;
   std::string output;  // stdout and stderr together
 };
+// `cmd` through the shell (popen): its exit status and its stdout.
+CliResult shell(const std::string& cmd);
 CliResult run_cli(const std::string& args, const std::vector<std::string>& env = {});  // runs the vtick binary (env: NAME=VALUE)
 // The same with stdout apart: `output` is stdout only, `err` gets stderr.
 CliResult run_cli_apart(const std::string& args, std::string& err);
