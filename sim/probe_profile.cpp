@@ -146,6 +146,7 @@ Profile load_profile(const std::string& path) {
 Profile load_profile_checked(const std::string& path) {
   Profile p;
   p.path = path;
+  check_input_file(path, "a vtick-probe profile (JSON)");
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot read the profile");
   json j = json::parse(in, nullptr, false);

@@ -468,14 +468,23 @@ std::vector<std::pair<std::string, std::string>> scenario_keys() {
   return v;
 }
 
+void check_input_file(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  auto st = std::filesystem::status(path, ec);
+  if (ec) return;  // missing or unreadable: the reader says so
+  if (std::filesystem::is_directory(st)) throw InputError(path + ": a directory, not " + what);
+  // a pipe (vtick run /dev/stdin < file) reads to its end; a device such as /dev/zero or
+  // /dev/null would give an endless or empty file, read as the built-in defaults
+  if (!std::filesystem::is_regular_file(st) && !std::filesystem::is_fifo(st))
+    throw InputError(path + ": a device or socket, not " + what);
+}
+
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& sets) {
   Input in;
   Scenario sc;
   sc.source = path.empty() ? "<built-in>" : path;
   if (!path.empty()) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-      throw InputError(path + ": a directory, not a scenario file (a TOML file such as scenarios/default.toml)");
+    check_input_file(path, "a scenario file (a TOML file such as scenarios/default.toml)");
     toml::table tbl;
     try {
       tbl = toml::parse_file(path);

@@ -104,6 +104,7 @@ std::vector<std::string> SweepPoint::sets() const {
 }
 
 SweepSpec load_sweep(const std::string& path) {
+  check_input_file(path, "a sweep file (TOML: scenario, [set], [axes])");
   toml::table t;
   try {
     t = toml::parse_file(path);

@@ -104,6 +104,15 @@ TEST_CASE("cli: --set overrides are validated the same way") {
   // a directory is not a scenario: it used to say ok and run the built-in defaults
   expect_input_error(std::string("validate ") + VTICK_SOURCE_DIR "/scenarios", {"a directory, not a scenario file"});
   expect_input_error(std::string("run ") + VTICK_SOURCE_DIR "/scenarios --quiet", {"a directory, not a scenario file"});
+  // a device reads as an endless or empty file: the built-in defaults, silently (it said ok)
+  expect_input_error("validate /dev/zero", {"/dev/zero: a device or socket, not a scenario file"});
+  expect_input_error("run /dev/null --quiet", {"/dev/null: a device or socket, not a scenario file"});
+  expect_input_error("sweep /dev/null --list", {"/dev/null: a device or socket, not a sweep file"});
+  expect_input_error("calibrate /dev/zero -o " + test::temp_path("z.toml"), {"/dev/zero: a device or socket, not a vtick-probe profile"});
+  // a pipe is read to its end
+  auto piped = test::shell(std::string(VTICK_BIN) + " validate /dev/stdin < " VTICK_SOURCE_DIR "/scenarios/x86-2vcpu.toml 2>&1");
+  CHECK(piped.status == 0);
+  CHECK(piped.output.find("workload.kind                      = \"periodic\"") != std::string::npos);
 }
 
 // issue 16: SimGrid's own options reach its engine (thread contexts for sanitizer runs);
