@@ -20,7 +20,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   pid_t pid = fork();
   if (pid == 0) {
     alarm(20);  // a hang: SIGALRM, reported below
-    vtick::RunResult r = vtick::run_simulation(sc);
+    // AddressSanitizer follows actors on threads only (SimGrid's raw contexts switch stacks
+    // behind its back: false stack-use-after-scope reports)
+    vtick::SimHooks hooks;
+    hooks.sg_cfg = {"contexts/factory:thread"};
+    vtick::RunResult r = vtick::run_simulation(sc, hooks);
     _exit(r.failed && !r.input_error ? 3 : 0);
   }
   int st = 0;

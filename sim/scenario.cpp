@@ -12,6 +12,7 @@
 #include <toml++/toml.h>
 
 #include "sim/scenario_script.hpp"
+#include "sim/toml_text.hpp"
 
 namespace vtick {
 
@@ -218,9 +219,13 @@ void apply_set(const std::string& set, Input& in) {
   std::string key = set.substr(0, eq), val = set.substr(eq + 1);
   if (!find_scenario_param(key) && !is_workload_param(key)) fail(where, unknown_key_message(key));
   Raw r;
+  int line = 0, col = 0;
   try {
-    toml::table t = toml::parse("v = " + val);
-    r = from_node(*t.get("v"));
+    std::string text = "v = " + val;
+    if (toml_ascii_outside_strings(text, line, col)) {  // (else a bare string, below)
+      toml::table t = toml::parse(text);
+      r = from_node(*t.get("v"));
+    }
   } catch (const toml::parse_error&) {
   }
   const Param<Scenario>* p = find_scenario_param(key);
@@ -485,16 +490,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   sc.source = path.empty() ? "<built-in>" : path;
   if (!path.empty()) {
     check_input_file(path, "a scenario file (a TOML file such as scenarios/default.toml)");
-    toml::table tbl;
-    try {
-      tbl = toml::parse_file(path);
-    } catch (const toml::parse_error& e) {
-      const auto& b = e.source().begin;
-      std::string m = std::string(e.description());
-      if (m.find("No such file") != std::string::npos || m.find("could not be opened") != std::string::npos || !b.line)
-        throw InputError(path + ": " + m);
-      throw InputError(path + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": TOML syntax error: " + m);
-    }
+    toml::table tbl = parse_toml_file(path);
     collect(tbl, "", path, in);
   }
   for (const auto& s : sets) apply_set(s, in);

@@ -50,28 +50,31 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   RunResult res;
   auto wall0 = std::chrono::steady_clock::now();
   xbt_log_control_set("root.thres:critical");
-  int argc = 1;
-  char arg0[] = "vtick";
-  char* argv[] = {arg0, nullptr};
-  sg4::Engine engine(&argc, argv);
-  // event times to 1 ps, not SimGrid's default 1 ns: a step timed by SimGrid and the same
-  // step run ahead of the clock (integer ns) then end at the same nanosecond
-  sg4::Engine::set_config("surf/precision:1e-12");
-  for (const auto& c : hooks.sg_cfg) {
-    try {
-      sg4::Engine::set_config(c);
-    } catch (const std::exception& e) {  // after its first line SimGrid lists "  key: (type)default" for every key
-      std::string m = e.what(), keys;
-      std::size_t nl = m.find('\n');
-      for (std::size_t at = m.find("\n  ", nl); at != std::string::npos; at = m.find("\n  ", at + 1)) {
-        std::size_t b = at + 3, e2 = m.find(':', b);
-        if (e2 != std::string::npos) keys += (keys.empty() ? "" : ", ") + m.substr(b, e2 - b);
-      }
-      res.failed = res.input_error = true;
-      res.error = "--sg-cfg '" + c + "': " + m.substr(0, nl) + (keys.empty() ? "" : "; SimGrid's keys: " + keys);
-      return res;
+  // SimGrid's options on its command line: some (contexts/factory) are read only when the
+  // engine starts. Event times to 1 ps, not SimGrid's default 1 ns: a step timed by SimGrid
+  // and the same step run ahead of the clock (integer ns) then end at the same nanosecond.
+  std::vector<std::string> args = {"vtick", "--cfg=surf/precision:1e-12"};
+  for (const auto& c : hooks.sg_cfg) args.push_back("--cfg=" + c);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(args.size());
+  std::unique_ptr<sg4::Engine> engine_owner;
+  try {
+    engine_owner = std::make_unique<sg4::Engine>(&argc, argv.data());
+  } catch (const std::exception& e) {  // after its first line SimGrid lists "  key: (type)default" for every key
+    std::string m = e.what(), keys, given;
+    std::size_t nl = m.find('\n');
+    for (std::size_t at = m.find("\n  ", nl); at != std::string::npos; at = m.find("\n  ", at + 1)) {
+      std::size_t b = at + 3, e2 = m.find(':', b);
+      if (e2 != std::string::npos) keys += (keys.empty() ? "" : ", ") + m.substr(b, e2 - b);
     }
+    for (const auto& c : hooks.sg_cfg) given += (given.empty() ? "'" : " '") + c + "'";
+    res.failed = res.input_error = true;
+    res.error = "--sg-cfg " + given + ": " + m.substr(0, nl) + (keys.empty() ? "" : "; SimGrid's keys: " + keys);
+    return res;
   }
+  sg4::Engine& engine = *engine_owner;
   watch_for_deadlock();
   set_step_scheduler(sc.run.scheduler);
   set_fast_work_ns(sc.run.fast_work);

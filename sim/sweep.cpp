@@ -8,6 +8,7 @@
 #include <toml++/toml.h>
 
 #include "sim/scenario.hpp"
+#include "sim/toml_text.hpp"
 
 namespace vtick {
 
@@ -105,13 +106,7 @@ std::vector<std::string> SweepPoint::sets() const {
 
 SweepSpec load_sweep(const std::string& path) {
   check_input_file(path, "a sweep file (TOML: scenario, [set], [axes])");
-  toml::table t;
-  try {
-    t = toml::parse_file(path);
-  } catch (const toml::parse_error& e) {
-    const auto& b = e.source().begin;
-    throw InputError(path + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": " + std::string(e.description()));
-  }
+  toml::table t = parse_toml_file(path);
   SweepSpec s;
   s.source = path;
   std::string dir = path.find('/') == std::string::npos ? "" : path.substr(0, path.rfind('/') + 1);

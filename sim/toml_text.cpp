@@ -1,0 +1,81 @@
+// Not kernel code: the TOML reading of sim/toml_text.hpp.
+#include "sim/toml_text.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "sim/scenario.hpp"
+
+namespace vtick {
+
+bool toml_ascii_outside_strings(const std::string& t, int& line, int& col) {
+  enum { Plain, Comment, Basic, Literal, MlBasic, MlLiteral } st = Plain;
+  line = 1;
+  col = 0;
+  std::size_t skip = 0;  // bytes of a delimiter or an escaped character still to pass
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    char c = t[i];
+    if (c == '\n') {
+      ++line;
+      col = 0;
+    } else {
+      ++col;
+    }
+    if (skip > 0) {
+      --skip;
+      continue;
+    }
+    auto starts = [&](const char* s) { return t.compare(i, 3, s) == 0; };
+    bool escape = c == '\\' && i + 1 < t.size() && t[i + 1] != '\n';
+    switch (st) {
+      case Plain:
+        if (static_cast<unsigned char>(c) >= 0x80) return false;
+        if (c == '#') st = Comment;
+        else if (starts("\"\"\"")) st = MlBasic, skip = 2;
+        else if (starts("\'\'\'")) st = MlLiteral, skip = 2;
+        else if (c == '"') st = Basic;
+        else if (c == '\'') st = Literal;
+        break;
+      case Comment:
+        if (c == '\n') st = Plain;
+        break;
+      case Basic:  // (an unterminated one ends at the line: toml++ reports it)
+        if (escape) skip = 1;
+        else if (c == '"' || c == '\n') st = Plain;
+        break;
+      case Literal:
+        if (c == '\'' || c == '\n') st = Plain;
+        break;
+      case MlBasic:
+        if (escape) skip = 1;
+        else if (starts("\"\"\"")) st = Plain, skip = 2;
+        break;
+      case MlLiteral:
+        if (starts("\'\'\'")) st = Plain, skip = 2;
+        break;
+    }
+  }
+  return true;
+}
+
+toml::table parse_toml_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw InputError(path + ": cannot be opened");
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  std::string text = ss.str();
+  int line = 0, col = 0;
+  if (!toml_ascii_outside_strings(text, line, col))
+    throw InputError(path + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                     ": TOML syntax error: a non-ASCII character outside a string or comment");
+  try {
+    return toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    std::string m(e.description());
+    if (!b.line) throw InputError(path + ": " + m);
+    throw InputError(path + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": TOML syntax error: " + m);
+  }
+}
+
+}  // namespace vtick

@@ -1,0 +1,21 @@
+// Reading TOML text safely with Debian 12's toml++ 3.3: it reaches __builtin_unreachable
+// (undefined behaviour; UBSan and the fuzzer found it) on some non-ASCII characters where
+// it expects whitespace (is_non_ascii_horizontal_whitespace: U+00A1..U+0499, U+2F3E..,
+// U+FB36..). TOML allows non-ASCII only inside strings and comments, so such a character
+// anywhere else is an error anyway: vtick refuses it before toml++ sees it.
+#pragma once
+#include <string>
+
+#include <toml++/toml.h>
+
+namespace vtick {
+
+// false, with the 1-based line and column (bytes) of the first non-ASCII byte outside a
+// string or a comment
+bool toml_ascii_outside_strings(const std::string& text, int& line, int& col);
+
+// The file's table; InputError on a missing file, a stray non-ASCII character, or a TOML
+// syntax error, each naming path:line:column.
+toml::table parse_toml_file(const std::string& path);
+
+}  // namespace vtick
