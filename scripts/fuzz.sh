@@ -4,6 +4,8 @@
 # a hang (1 s for a parser input, 30 s for a 1 ms run), an exception other than InputError
 # or a sanitizer report fails the run (exit 1) and leaves the input in BUILD/crashes/.
 # usage: scripts/fuzz.sh [SECONDS] [BUILD]      (from the project's root; default 60, build-fuzz)
+# FUZZ_SEED=N fixes libFuzzer's seed (make test uses 1: the same mutations each run, up to
+# how many fit in the time); unset, each run explores anew.
 set -eu
 SECS=${1:-60}
 B=${2:-build-fuzz}
@@ -34,7 +36,7 @@ for t in scenario set duration sweep profile run; do
   [ "$t" = run ] && to=30
   echo "== fuzz_$t: ${SECS} s" >&2
   if ! ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-       "$B/fuzz/fuzz_$t" -max_total_time="$SECS" -timeout="$to" -rss_limit_mb=4096 -print_final_stats=1 \
+       "$B/fuzz/fuzz_$t" -max_total_time="$SECS" -timeout="$to" -rss_limit_mb=4096 -print_final_stats=1 -seed="${FUZZ_SEED:-0}" \
        -artifact_prefix="$B/crashes/$t-" "$B/corpus/$t" 2> "$B/fuzz_$t.log"; then
     echo "fuzz_$t FAILED: $(ls "$B/crashes" | grep "^$t-" | head -3) (log: $B/fuzz_$t.log)" >&2
     tail -30 "$B/fuzz_$t.log" >&2
