@@ -1,7 +1,10 @@
 // cli/: exit codes, error messages naming file, line and key, and byte-identical results.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <algorithm>
+#include <dirent.h>
 #include <fstream>
+#include <sstream>
 
 #include "helpers.hpp"
 
@@ -186,4 +189,41 @@ TEST_CASE("docs/model.md carries the current generated parameter tables") {
   REQUIRE(at != std::string::npos);
   INFO("run scripts/update-docs.sh");
   CHECK(doc.substr(at + begin.size()) == r.output + "<!-- END GENERATED -->\n");
+}
+
+// tests/corpus/ (README there): every input that once crashed, hung or was accepted
+// without a word, with the exit status and the message it must now give.
+TEST_CASE("the regression corpus: each input gets its exit status and message") {
+  std::vector<std::string> files;
+  if (DIR* d = opendir(VTICK_SOURCE_DIR "/tests/corpus")) {
+    while (dirent* e = readdir(d)) {
+      std::string n = e->d_name;
+      if (n.size() > 5 && n.substr(n.size() - 5) == ".toml") files.push_back(n);
+    }
+    closedir(d);
+  }
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() >= 7);
+  for (const auto& f : files) {
+    std::string path = VTICK_SOURCE_DIR "/tests/corpus/" + f, command, says;
+    int exit = -1;
+    std::istringstream in(test::read_file(path));
+    for (std::string line; std::getline(in, line) && line.rfind("# ", 0) == 0;) {
+      if (line.rfind("# command: ", 0) == 0) command = line.substr(11);
+      if (line.rfind("# exit: ", 0) == 0) exit = std::stoi(line.substr(8));
+      if (line.rfind("# says: ", 0) == 0) says = line.substr(8);
+    }
+    INFO(f);
+    REQUIRE((command == "validate" || command == "run" || command == "sweep-list"));
+    REQUIRE(exit >= 0);
+    REQUIRE(!says.empty());
+    std::string args = command == "validate" ? "validate " + path
+                       : command == "run"    ? "run " + path + " --duration 1ms --set run.warmup=0ns --quiet"
+                                             : "sweep " + path + " --list";
+    auto r = test::run_cli(args);
+    INFO(r.output);
+    CHECK(r.status == exit);
+    CHECK(r.output.find(says) != std::string::npos);
+    CHECK(r.output.find("internal error") == std::string::npos);
+  }
 }
