@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
 
@@ -62,6 +63,21 @@ sim_ns engine_clock() {
   if (own_on()) return own::now();
   read_clock();
   return g_clock;
+}
+
+std::vector<std::string> simgrid_env_cfg() {
+  std::vector<std::string> out;
+  const char* e = std::getenv("VTICK_SG_CFG");
+  std::string s = e ? e : "", w;
+  for (char c : s + " ") {
+    if (c == ' ') {
+      if (!w.empty()) out.push_back(w);
+      w.clear();
+    } else {
+      w += c;
+    }
+  }
+  return out;
 }
 
 void set_time_hook(std::function<void(sim_ns)> fn) {

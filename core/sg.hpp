@@ -2,6 +2,7 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <simgrid/forward.h>
 
@@ -20,6 +21,10 @@ VTICK_ENUM_NAMES(StepScheduler, "vtick", "simgrid");
 // Set before the actors are created, once per SimGrid engine.
 void set_step_scheduler(StepScheduler s);
 StepScheduler step_scheduler();
+// SimGrid options from the environment, VTICK_SG_CFG="KEY:VALUE ..." (space-separated), for
+// every engine of the process, e.g. contexts/factory:thread under AddressSanitizer (make
+// test-sanitize); each becomes --cfg=KEY:VALUE on the engine's command line.
+std::vector<std::string> simgrid_env_cfg();
 // Called as the model's clock moves (progress lines).
 void set_time_hook(std::function<void(sim_ns)> fn);
 

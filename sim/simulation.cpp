@@ -54,7 +54,9 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   // engine starts. Event times to 1 ps, not SimGrid's default 1 ns: a step timed by SimGrid
   // and the same step run ahead of the clock (integer ns) then end at the same nanosecond.
   std::vector<std::string> args = {"vtick", "--cfg=surf/precision:1e-12"};
-  for (const auto& c : hooks.sg_cfg) args.push_back("--cfg=" + c);
+  std::vector<std::string> cfg = simgrid_env_cfg();
+  cfg.insert(cfg.end(), hooks.sg_cfg.begin(), hooks.sg_cfg.end());
+  for (const auto& c : cfg) args.push_back("--cfg=" + c);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -69,7 +71,7 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
       std::size_t b = at + 3, e2 = m.find(':', b);
       if (e2 != std::string::npos) keys += (keys.empty() ? "" : ", ") + m.substr(b, e2 - b);
     }
-    for (const auto& c : hooks.sg_cfg) given += (given.empty() ? "'" : " '") + c + "'";
+    for (const auto& c : cfg) given += (given.empty() ? "'" : " '") + c + "'";
     res.failed = res.input_error = true;
     res.error = "--sg-cfg " + given + ": " + m.substr(0, nl) + (keys.empty() ? "" : "; SimGrid's keys: " + keys);
     return res;

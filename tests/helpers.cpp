@@ -1,5 +1,7 @@
 #include "helpers.hpp"
 
+#include "core/sg.hpp"
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -31,6 +33,14 @@ std::vector<ModelEvent> Recorder::on_cpu(int cpu) const {
 }
 
 // Runs a shell command line; returns its exit status and stdout.
+EngineArgs::EngineArgs() {
+  words.push_back("t");
+  for (const auto& c : simgrid_env_cfg()) words.push_back("--cfg=" + c);
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  argc = static_cast<int>(words.size());
+}
+
 CliResult shell(const std::string& cmd) {
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;

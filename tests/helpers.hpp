@@ -24,6 +24,14 @@ struct CliResult {
 };
 // `cmd` through the shell (popen): its exit status and its stdout.
 CliResult shell(const std::string& cmd);
+// A bare SimGrid engine's command line: the program name and VTICK_SG_CFG's options
+// (core/sg.hpp simgrid_env_cfg(): thread contexts under make test-sanitize).
+struct EngineArgs {
+  std::vector<std::string> words;
+  std::vector<char*> argv;
+  int argc = 0;
+  EngineArgs();
+};
 CliResult run_cli(const std::string& args, const std::vector<std::string>& env = {});  // runs the vtick binary (env: NAME=VALUE)
 // The same with stdout apart: `output` is stdout only, `err` gets stderr.
 CliResult run_cli_apart(const std::string& args, std::string& err);

@@ -89,10 +89,8 @@ TEST_CASE("Student t quantiles match the published tables to 3 decimals, also be
 }
 
 TEST_CASE("a SimGrid deadlock is detected instead of passing silently") {
-  int argc = 1;
-  char a0[] = "t";
-  char* argv[] = {a0, nullptr};
-  simgrid::s4u::Engine e(&argc, argv);
+  test::EngineArgs args;
+  simgrid::s4u::Engine e(&args.argc, args.argv.data());
   auto m = build_machine(1, 1, arch_costs("altra"));
   watch_for_deadlock();
   // kept alive past the engine: SimGrid aborts when a semaphore in use is destroyed
@@ -122,10 +120,8 @@ TEST_CASE("an exception inside an actor fails the run with its message, no abort
 }
 
 TEST_CASE("running ahead stops at another actor's wake-up, and a ring from ahead lands at the ringer's time") {
-  int argc = 1;
-  char a0[] = "t";
-  char* argv[] = {a0, nullptr};
-  simgrid::s4u::Engine e(&argc, argv);
+  test::EngineArgs args;
+  simgrid::s4u::Engine e(&args.argc, args.argv.data());
   auto m = build_machine(1, 2, arch_costs("altra"));
   set_quantum_ns(100 * NSEC_PER_USEC);
   Doorbell& bell = *new Doorbell("sleeper-bell");  // outlives the engine
@@ -156,10 +152,8 @@ TEST_CASE("running ahead stops at another actor's wake-up, and a ring from ahead
 
 // core/warn.hpp: where the kernel WARNs, the model fails the run naming the check.
 TEST_CASE("VTICK_WARN fails the simulation naming the condition, the place and the text, and returns the condition") {
-  int argc = 1;
-  char a0[] = "t";
-  char* argv[] = {a0, nullptr};
-  simgrid::s4u::Engine e(&argc, argv);
+  test::EngineArgs args;
+  simgrid::s4u::Engine e(&args.argc, args.argv.data());
   auto m = build_machine(1, 1, arch_costs("altra"));
   bool quiet = true, loud = false;
   int cpu = 3;
@@ -179,10 +173,8 @@ TEST_CASE("VTICK_WARN fails the simulation naming the condition, the place and t
 namespace {
 
 struct SgEngine {  // a bare engine and a 1-core, 2-thread Skylake machine
-  int argc = 1;
-  char a0[2] = "t";
-  char* argv[2] = {a0, nullptr};
-  simgrid::s4u::Engine e{&argc, argv};
+  test::EngineArgs args;
+  simgrid::s4u::Engine e{&args.argc, args.argv.data()};
   std::unique_ptr<Machine> m = build_machine(1, 2, arch_costs("skylake-sp"));
   explicit SgEngine(StepScheduler s) {
     set_step_scheduler(s);

@@ -3,6 +3,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "core/sg.hpp"
+#include "helpers.hpp"
 #include "platform/arch.hpp"
 #include "platform/sg_platform.hpp"
 #include "platform/shapes.hpp"
@@ -72,10 +73,8 @@ TEST_CASE("every cost of every table has a range containing it and a source") {
 // Work in flight on one hardware thread slows when its sibling becomes busy, less when
 // the sibling only spins, and speeds up again when the sibling goes idle.
 static double finish_time_ms(HwActivity sibling_class, sim_ns from, sim_ns to) {
-  int argc = 1;
-  char a0[] = "t";
-  char* argv[] = {a0, nullptr};
-  simgrid::s4u::Engine e(&argc, argv);
+  test::EngineArgs args;
+  simgrid::s4u::Engine e(&args.argc, args.argv.data());
   auto m = build_machine(1, 2, arch_costs("skylake-sp"));
   for (auto& hw : m->threads) hw->start(0);
   double done = -1;
