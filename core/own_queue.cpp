@@ -54,7 +54,6 @@ struct Entry {
   }
 };
 
-bool g_on = false;
 sim_ns g_now = 0;      // the running actor's time (in a local stretch, ahead of others')
 sim_ns g_reached = 0;  // the latest time any actor reached (the time hook's)
 long g_running = -1;  // the actor that holds control (or was just handed it)
@@ -83,6 +82,13 @@ void queue(long pid, sim_ns at) {
   s.seq = ++g_seq;
   s.at = at;
   g_queue.push({at, !s.first, s.seq, pid});
+}
+
+// Control to `e`'s actor, whose semaphore the caller releases; the caller then parks or ends.
+void hand_to(const Entry& e) {
+  g_running = e.pid;
+  ++g_handoffs;
+  g_slots[static_cast<std::size_t>(e.pid)].sem->release();
 }
 
 Entry pop() {
@@ -137,9 +143,7 @@ void pass_on(long self) {
   Entry e = pop();
   set_now(e.at);
   if (e.pid == self) return;
-  g_running = e.pid;
-  ++g_handoffs;
-  g_slots[static_cast<std::size_t>(e.pid)].sem->release();
+  hand_to(e);
   slot(self).sem->acquire();
 }
 
@@ -201,14 +205,11 @@ void retime(HostRate& h) {
 
 }  // namespace
 
-bool on() { return g_on; }
-
-void enable(bool on) {
+void reset() {
   // An actor left parked (a run that deadlocked) still holds its semaphore, and SimGrid
   // aborts when a semaphore in use is destroyed: such slots are kept for good.
   static auto* kept = new std::vector<Slot>();
   if (g_deadlock) kept->insert(kept->end(), g_slots.begin(), g_slots.end());
-  g_on = on;
   g_now = g_reached = 0;
   g_running = -1;
   g_seq = g_handoffs = g_run_aheads = 0;
@@ -256,9 +257,7 @@ void actor_end(long pid) {
   }
   Entry e = pop();
   set_now(e.at);
-  g_running = e.pid;
-  ++g_handoffs;
-  g_slots[static_cast<std::size_t>(e.pid)].sem->release();
+  hand_to(e);
 }
 
 Woken wait(Bell* bell, Work* work, sim_ns deadline) {
@@ -274,7 +273,6 @@ Woken wait(Bell* bell, Work* work, sim_ns deadline) {
     s.bell = bell;
     s.work = work;
     s.deadline = deadline;
-    if (bell) bell->owner = self;
     block(self, std::min(deadline, work ? work->end : KTIME_MAX));
     Slot& r = slot(self);  // (the slots may have grown meanwhile)
     r.bell = nullptr;
@@ -284,12 +282,12 @@ Woken wait(Bell* bell, Work* work, sim_ns deadline) {
   }
 }
 
-void ring(Bell& b) {
+void ring(Bell& b, long owner) {
   if (b.rung) return;
   b.rung = true;
-  if (b.owner < 0 || b.owner == g_running) return;
-  Slot& o = slot(b.owner);
-  if (o.bell == &b) queue(b.owner, g_now);
+  if (owner < 0 || owner == g_running) return;
+  Slot& o = slot(owner);
+  if (o.bell == &b) queue(owner, g_now);
 }
 
 Work::~Work() {

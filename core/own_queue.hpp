@@ -19,11 +19,9 @@
 
 namespace vtick::own {
 
-bool on();
-// Starts a run in this mode (true) or leaves it (false); resets every slot and the clock.
-void enable(bool on);
+// A new engine: every slot, the queue and the clock start afresh.
+void reset();
 sim_ns now();
-
 
 struct HostRate;
 // Nominal work in flight on a hardware thread; removed from it when destroyed.
@@ -46,7 +44,7 @@ void actor_end(long pid);             // an actor ends: pass control on
 // Blocks the running actor until its work ends, its bell rings or `deadline`, whichever
 // is first (work before bell before deadline at the same instant). Null bell / work: none.
 Woken wait(Bell* bell, Work* work, sim_ns deadline);
-void ring(Bell& b);
+void ring(Bell& b, long owner);  // owner: the actor that waits on it (Doorbell::owner_)
 
 void work_start(Work& w, simgrid::s4u::Host* host, sim_ns nominal);
 sim_ns work_stop(Work& w);  // the nominal ns it had left (0 when it completed)

@@ -20,8 +20,6 @@ static std::string g_failure;
 static std::vector<Doorbell*> g_bells;
 int Doorbell::token_ = 0;
 
-
-
 // Running ahead (conservative lookahead, as in parallel discrete-event simulation): the
 // running actor may be ahead of the SimGrid clock by g_lag. Actors switch only inside
 // the blocking calls below, each of which first lets the clock catch up (sync_lag), so
@@ -43,11 +41,11 @@ static std::vector<sim_ns> g_promise;  // by actor pid
 static sim_ns g_clock = 0;
 static void read_clock() { g_clock = from_seconds(sg4::Engine::get_clock()); }
 
-// The scheduler of this engine: vtick's own queue (own::on()) or SimGrid's activities.
+// The scheduler of this engine: vtick's own queue (core/own_queue.hpp) or SimGrid's activities.
 static StepScheduler g_scheduler = StepScheduler::Simgrid;
 void set_step_scheduler(StepScheduler s) {
   g_scheduler = s;
-  own::enable(s == StepScheduler::Vtick);
+  own::reset();
 }
 StepScheduler step_scheduler() { return g_scheduler; }
 static bool own_on() { return g_scheduler == StepScheduler::Vtick; }
@@ -284,10 +282,7 @@ Doorbell::~Doorbell() {
   delete get_;
 }
 
-void Doorbell::claim() {
-  owner_ = self_pid();
-  own_.owner = owner_;
-}
+void Doorbell::claim() { owner_ = self_pid(); }
 
 void Doorbell::revoke_promise() {
   if (own_on()) {
@@ -305,7 +300,7 @@ void Doorbell::ring() {
     if (own_.rung) return;
     ++g_counts.rings;
     own::revoke(owner_);  // something arrived for it
-    own::ring(own_);
+    own::ring(own_, owner_);
     return;
   }
   broke_local_stretch("a doorbell ring");

@@ -58,9 +58,8 @@ bool deadlock_detected();
 enum class Woken { WorkDone, Bell, Deadline };
 class Doorbell;
 namespace own {
-struct Bell {  // a doorbell under the vtick scheduler (core/own_queue.hpp)
+struct Bell {  // a doorbell under the vtick scheduler (core/own_queue.hpp); its owner is the Doorbell's
   bool rung = false;
-  long owner = -1;
 };
 }  // namespace own
 Woken wait_event(Doorbell& bell, const simgrid::s4u::ExecPtr& work, sim_ns deadline);

@@ -2,7 +2,9 @@
 
 #include "core/sg.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <dirent.h>
 #include <fstream>
 #include <sstream>
 #include <sys/wait.h>
@@ -39,6 +41,19 @@ EngineArgs::EngineArgs() {
   for (auto& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
   argc = static_cast<int>(words.size());
+}
+
+std::vector<std::string> files_ending(const std::string& dir, const std::string& suffix) {
+  std::vector<std::string> out;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      std::string n = e->d_name;
+      if (n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0) out.push_back(dir + "/" + n);
+    }
+    closedir(d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 CliResult shell(const std::string& cmd) {

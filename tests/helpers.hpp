@@ -32,6 +32,8 @@ struct EngineArgs {
   int argc = 0;
   EngineArgs();
 };
+// The files of `dir` whose names end in `suffix`, as dir/name, sorted.
+std::vector<std::string> files_ending(const std::string& dir, const std::string& suffix);
 CliResult run_cli(const std::string& args, const std::vector<std::string>& env = {});  // runs the vtick binary (env: NAME=VALUE)
 // The same with stdout apart: `output` is stdout only, `err` gets stderr.
 CliResult run_cli_apart(const std::string& args, std::string& err);

@@ -1,8 +1,6 @@
 // cli/: exit codes, error messages naming file, line and key, and byte-identical results.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-#include <algorithm>
-#include <dirent.h>
 #include <fstream>
 #include <sstream>
 
@@ -194,18 +192,10 @@ TEST_CASE("docs/model.md carries the current generated parameter tables") {
 // tests/corpus/ (README there): every input that once crashed, hung or was accepted
 // without a word, with the exit status and the message it must now give.
 TEST_CASE("the regression corpus: each input gets its exit status and message") {
-  std::vector<std::string> files;
-  if (DIR* d = opendir(VTICK_SOURCE_DIR "/tests/corpus")) {
-    while (dirent* e = readdir(d)) {
-      std::string n = e->d_name;
-      if (n.size() > 5 && n.substr(n.size() - 5) == ".toml") files.push_back(n);
-    }
-    closedir(d);
-  }
-  std::sort(files.begin(), files.end());
+  std::vector<std::string> files = test::files_ending(VTICK_SOURCE_DIR "/tests/corpus", ".toml");
   REQUIRE(files.size() >= 7);
-  for (const auto& f : files) {
-    std::string path = VTICK_SOURCE_DIR "/tests/corpus/" + f, command, says;
+  for (const auto& path : files) {
+    std::string command, says;
     int exit = -1;
     std::istringstream in(test::read_file(path));
     for (std::string line; std::getline(in, line) && line.rfind("# ", 0) == 0;) {
@@ -213,7 +203,7 @@ TEST_CASE("the regression corpus: each input gets its exit status and message") 
       if (line.rfind("# exit: ", 0) == 0) exit = std::stoi(line.substr(8));
       if (line.rfind("# says: ", 0) == 0) says = line.substr(8);
     }
-    INFO(f);
+    INFO(path);
     REQUIRE((command == "validate" || command == "run" || command == "sweep-list"));
     REQUIRE(exit >= 0);
     REQUIRE(!says.empty());

@@ -2,7 +2,6 @@
 // their bands (docs/validation.md), so a model change that moves them fails here.
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <dirent.h>
 #include <functional>
 #include <nlohmann/json.hpp>
 
@@ -10,18 +9,7 @@
 
 using namespace vtick;
 
-static std::vector<std::string> scenario_files(const std::string& dir) {
-  std::vector<std::string> out;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      std::string n = e->d_name;
-      if (n.size() > 5 && n.substr(n.size() - 5) == ".toml") out.push_back(dir + "/" + n);
-    }
-    closedir(d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
+static std::vector<std::string> scenario_files(const std::string& dir) { return test::files_ending(dir, ".toml"); }
 
 // `vtick run ARGS --quiet --json F` (F a temporary file named after `name`), which must
 // succeed: its results document.
@@ -192,18 +180,11 @@ TEST_CASE("the vtick scheduler is deterministic: an eight-vCPU SMT run is its ow
 // ctest splits a discovered test's name at ';' and then runs a filter that matches
 // nothing, which "passes": such a test would never run.
 TEST_CASE("no test name holds a semicolon") {
-  std::vector<std::string> files;
-  if (DIR* d = opendir(VTICK_SOURCE_DIR "/tests")) {
-    while (dirent* e = readdir(d)) {
-      std::string n = e->d_name;
-      if (n.size() > 4 && n.substr(n.size() - 4) == ".cpp") files.push_back(n);
-    }
-    closedir(d);
-  }
+  std::vector<std::string> files = test::files_ending(VTICK_SOURCE_DIR "/tests", ".cpp");
   REQUIRE(files.size() >= 10);
   int names = 0;
   for (const auto& f : files) {
-    std::string text = test::read_file(VTICK_SOURCE_DIR "/tests/" + f);
+    std::string text = test::read_file(f);
     for (std::size_t at = text.find("TEST_CASE(\""); at != std::string::npos; at = text.find("TEST_CASE(\"", at + 1)) {
       std::size_t b = at + 11, e = text.find('"', b);
       std::string name = text.substr(b, e - b);
