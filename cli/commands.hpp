@@ -58,6 +58,20 @@ struct SweepOptions {
 };
 int cmd_sweep(const SweepOptions& o);
 
+// vtick explain: search the parameter space for sets that reproduce a target's signature.
+struct ExplainOptions {
+  std::string target;        // the target file (TOML)
+  std::string out;           // "": results/explain-<target file stem>
+  std::string budget = "small";
+  int jobs = 0;              // 0: number of cores
+  int index = -1;            // >= 0: run array task N of DIR/pending.json only (Slurm, GNU parallel)
+  bool list_space = false;   // print the space and exit
+  bool slurm = false;        // write the pending runs as a job array instead of running them
+  bool collect = false;      // run nothing: report from the runs in --out
+  bool quiet = false;
+};
+int cmd_explain(const ExplainOptions& o);
+
 // vtick validate-suite: the published measurements of validation/*.toml against their bands.
 struct SuiteOptions {
   std::string dir = "validation";

@@ -83,6 +83,19 @@ int main(int argc, char** argv) {
   w->add_flag("--quiet", sw.quiet, "no progress");
   w->add_flag("--force", sw.force, "--collect / --resume: use run files of another vtick revision or scenario anyway");
 
+  ExplainOptions ex;
+  auto* xp = app.add_subcommand("explain", "search every mechanism and parameter for what reproduces a reported regression (a target file)");
+  xp->add_option("target", ex.target, "target file (TOML): [[run]], [[constraint]], [space], [departure] (docs/cli.md)")->required();
+  xp->add_option("--out", ex.out, "results directory (default: results/explain-<target file name>)");
+  xp->add_option("--budget", ex.budget, "small (minutes on 2 cores) or full (hours: --jobs on a big machine, or --slurm)")
+      ->check(CLI::IsMember({"small", "full"}));
+  xp->add_option("--jobs", ex.jobs, "parallel processes (default: cores)")->check(CLI::Range(1, 256));
+  xp->add_option("--index", ex.index, "run array task N of DIR/pending.json only ($SLURM_ARRAY_TASK_ID)")->check(CLI::NonNegativeNumber);
+  xp->add_flag("--list-space", ex.list_space, "print the factors searched, their ranges and sources, and exit");
+  xp->add_flag("--slurm", ex.slurm, "write the runs still to do as a Slurm job array (DIR/explain.sbatch) and exit 75; rerun after it");
+  xp->add_flag("--collect", ex.collect, "run nothing: write the report from the runs in --out (exit 75 while some are missing)");
+  xp->add_flag("--quiet", ex.quiet, "no progress");
+
   PlotOptions po;
   auto* pl = app.add_subcommand("plot", "draw a sweep's figures (SVG and PNG, with gnuplot) into DIR/plots");
   pl->add_option("dir", po.dir, "a vtick sweep --out directory")->required();
@@ -115,7 +128,7 @@ int main(int argc, char** argv) {
   ca->add_flag("--quiet", cal.quiet, "no progress lines");
 
   LogOptions log;
-  for (CLI::App* sub : {r, tl, v, l, c, w, pl, su, ca}) add_log_options(sub, log);
+  for (CLI::App* sub : {r, tl, v, l, c, w, xp, pl, su, ca}) add_log_options(sub, log);
 
   try {
     app.parse(argc, argv);
@@ -146,6 +159,17 @@ int main(int argc, char** argv) {
     }
     if (*l) return cmd_list(what);
     if (*w) return cmd_sweep(sw);
+    if (*xp) {
+      if ((ex.slurm || ex.collect) && (ex.index >= 0 || ex.list_space)) {
+        spdlog::error("explain: --index and --list-space go alone, without --slurm or --collect");
+        return 2;
+      }
+      if (ex.slurm && ex.collect) {
+        spdlog::error("explain: --slurm runs nothing and writes the job array; --collect runs nothing and reports: give one");
+        return 2;
+      }
+      return cmd_explain(ex);
+    }
     if (*pl) return cmd_plot(po);
     if (*su) return cmd_validate_suite(vs);
     if (*ca) {

@@ -148,6 +148,8 @@ void KvmVcpu::host_work(sim_ns ns) { execute(cur_hw().host(), ns); }
 sim_ns KvmVcpu::next_event_time(bool guest_mode) const {
   sim_ns t = timer_->fire_time(guest_mode);
   for (const auto& f : inflight_) t = std::min(t, f.at);
+  // a wake-up preemption already asked for (check_preempt_wakeup) is taken at once
+  if (vm_.sched().must_yield(thread_)) return now();
   return std::min(t, vm_.sched().slice_end(thread_));
 }
 
