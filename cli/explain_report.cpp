@@ -226,6 +226,19 @@ bool write_explain_report(const ExplainResult& r, const std::vector<Scenario>& s
     md += std::to_string(i + 1) + ". distance " + fmt("%.2f", e.distance) + (e.meets ? ", meets every constraint" : e.meets_noise ? ", meets them within noise" : "") +
           ": " + point_sets_text(r, e, scenarios) + "\n";
   }
+  if (!r.best.empty()) {
+    md += "\n| set | distance |";
+    for (const auto& c : cs) md += " " + c.id + " |";
+    md += "\n|---|---|";
+    for (std::size_t c = 0; c < cs.size(); ++c) md += "---|";
+    md += "\n| as shipped | " + fmt("%.2f", r.baseline.distance) + " |";
+    for (std::size_t c = 0; c < cs.size(); ++c) md += " " + change_text(r.baseline.change[c]) + (r.baseline.miss[c] == 0 ? " ✓" : "") + " |";
+    for (std::size_t i = 0; i < r.best.size(); ++i) {
+      md += "\n| " + std::to_string(i + 1) + " | " + fmt("%.2f", r.best[i].distance) + " |";
+      for (std::size_t c = 0; c < cs.size(); ++c) md += " " + change_text(r.best[i].change[c]) + (r.best[i].miss[c] == 0 ? " ✓" : "") + " |";
+    }
+    md += "\n\n✓: the mean change lies in the constraint's band.\n";
+  }
   if (!r.departures.empty()) {
     md += "\n## Departures from the documented ranges (from the best set)\n\n| value | distance | meets |";
     for (const auto& c : cs) md += " " + c.id + " |";
