@@ -2,6 +2,7 @@
 // (Debian gnuplot-nox) as SVG and PNG, with 95% confidence intervals as error bars: the
 // HZ x tick-policy family, the change-by-vCPU-count family, and for any other sweep the
 // metric and two counters against its first swept key.
+#include "core/parse_num.hpp"
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -65,10 +66,7 @@ bool read_csv(const std::string& path, Csv& csv) {
 }
 
 bool to_num(const std::string& s, double& v) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  v = std::strtod(s.c_str(), &end);
-  return end && *end == '\0';
+  return parse_number(s, v);
 }
 
 // A swept key of summary.csv (the columns before "n") with its values in the sweep's
@@ -434,7 +432,10 @@ int cmd_plot(const PlotOptions& o) {
     double lo = 0, hi = 0;
     if (x.numeric) {
       std::vector<double> xs;
-      for (const auto& v : x.values) xs.push_back(std::strtod(v.c_str(), nullptr));
+      for (const auto& v : x.values) {
+        double d = 0;
+        xs.push_back(parse_number(v, d) ? d : 0);  // numeric: every value parsed before (x.numeric)
+      }
       lo = *std::min_element(xs.begin(), xs.end());
       hi = *std::max_element(xs.begin(), xs.end());
       for (std::size_t i = 0; i < xs.size(); ++i) tmpl.xtics.push_back({xs[i], x.values[i]});

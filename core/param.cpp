@@ -1,3 +1,4 @@
+#include "core/parse_num.hpp"
 #include "core/param.hpp"
 
 #include <algorithm>
@@ -194,12 +195,10 @@ bool parse_cpulist(const std::string& s, int nr_cpus, std::uint64_t& mask) {
   while (std::getline(in, part, ',')) {
     auto dash = part.find('-');
     std::string a = part.substr(0, dash), b = dash == std::string::npos ? a : part.substr(dash + 1);
-    if (a.empty() || b.empty() || a.size() > 4 || b.size() > 4 || a.find_first_not_of("0123456789") != std::string::npos ||
-        b.find_first_not_of("0123456789") != std::string::npos)
-      return false;
-    int lo = std::stoi(a), hi = std::stoi(b);
+    long long lo = 0, hi = 0;
+    if (a.empty() || b.empty() || a[0] == '-' || b[0] == '-' || !parse_int(a, 0, 9999, lo) || !parse_int(b, 0, 9999, hi)) return false;
     if (lo > hi || hi >= nr_cpus || hi >= 64) return false;
-    for (int c = lo; c <= hi; ++c) mask |= 1ULL << c;
+    for (long long c = lo; c <= hi; ++c) mask |= 1ULL << c;
   }
   return mask != 0;
 }

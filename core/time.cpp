@@ -1,3 +1,4 @@
+#include "core/parse_num.hpp"
 #include "core/time.hpp"
 
 #include <cmath>
@@ -9,11 +10,9 @@ namespace vtick {
 sim_ns from_seconds(double s) { return static_cast<sim_ns>(std::llround(s * 1e9)); }
 
 bool parse_duration(const std::string& text, sim_ns& out) {
-  const char* begin = text.c_str();
-  char* end = nullptr;
-  double v = std::strtod(begin, &end);
-  if (end == begin || !std::isfinite(v)) return false;
-  std::string unit(end);
+  double v = 0;
+  std::string unit;
+  if (!parse_number_prefix(text, v, unit)) return false;
   double scale;
   if (unit == "s") scale = 1e9;
   else if (unit == "ms") scale = 1e6;

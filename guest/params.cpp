@@ -1,3 +1,4 @@
+#include "core/parse_num.hpp"
 #include "guest/params.hpp"
 
 #include <sstream>
@@ -30,8 +31,9 @@ static const Param<HaltpollParams>* haltpoll_param(const std::string& key) {
 }
 
 static bool parse_uint(const std::string& v, std::uint64_t& out) {
-  if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 12) return false;
-  out = std::stoull(v);
+  long long n = 0;
+  if (v.empty() || v[0] == '-' || v.size() > 12 || !parse_int(v, 0, 999999999999LL, n)) return false;
+  out = static_cast<std::uint64_t>(n);
   return true;
 }
 

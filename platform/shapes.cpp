@@ -1,3 +1,4 @@
+#include "core/parse_num.hpp"
 #include "platform/shapes.hpp"
 
 #include <cstdlib>
@@ -27,8 +28,9 @@ bool lookup_shape(const std::string& name, Shape& out) {
   for (const auto& fam : shape_families()) {
     if (name.compare(0, fam.prefix.size(), fam.prefix) != 0) continue;
     std::string rest = name.substr(fam.prefix.size());
-    if (rest.empty() || rest.find_first_not_of("0123456789") != std::string::npos) return false;
-    int n = std::atoi(rest.c_str());
+    long long nn = 0;
+    if (rest.empty() || rest[0] == '-' || !parse_int(rest, 0, 100000, nn)) return false;
+    int n = static_cast<int>(nn);
     bool ok = false;
     for (int s : fam.sizes) ok |= (s == n);
     if (!ok) return false;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The fuzz targets of fuzz/ (libFuzzer, clang, with AddressSanitizer and UBSan), each run
-# for SECONDS on a seed corpus made of the shipped scenarios, sweeps and profiles. A crash,
+# for SECONDS on a seed corpus made of the shipped scenarios, sweeps, profiles and explain
+# targets. A crash,
 # a hang (1 s for a parser input, 30 s for a 1 ms run), an exception other than InputError
 # or a sanitizer report fails the run (exit 1) and leaves the input in BUILD/crashes/.
 # usage: scripts/fuzz.sh [SECONDS] [BUILD]      (from the project's root; default 60, build-fuzz)
@@ -11,14 +12,14 @@ SECS=${1:-60}
 B=${2:-build-fuzz}
 ROOT=$(pwd)
 CC=clang CXX=clang++ cmake -S . -B "$B" -DVTICK_FUZZ=ON -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$B" -j"$(nproc)" --target fuzz_scenario fuzz_set fuzz_duration fuzz_sweep fuzz_profile fuzz_run >/dev/null
+cmake --build "$B" -j"$(nproc)" --target fuzz_scenario fuzz_set fuzz_duration fuzz_sweep fuzz_profile fuzz_target fuzz_run >/dev/null
 mkdir -p "$B/crashes"
 seed() {  # seed TARGET FILE...: the corpus directory of TARGET with copies of FILE...
   d="$B/corpus/$1"; shift
   mkdir -p "$d"
   for f in "$@"; do
     # a sweep's scenario path is relative to its own directory: made absolute in the copy
-    sed "s|^scenario = \"\\.\\./\\.\\./scenarios/|scenario = \"$ROOT/scenarios/|; s|^scenario = \"\\.\\./scenarios/|scenario = \"$ROOT/scenarios/|" \
+    sed "s|^scenario = \"\\.\\./\\.\\./scenarios/|scenario = \"$ROOT/scenarios/|; s|^scenario = \"\\.\\./scenarios/|scenario = \"$ROOT/scenarios/|; s|^scenario = \"\\.\\./oci/|scenario = \"$ROOT/scenarios/oci/|" \
       "$f" > "$d/$(echo "$f" | tr / _)"
   done
 }
@@ -26,12 +27,13 @@ seed scenario scenarios/*.toml scenarios/*/*.toml bench/scenarios/*.toml
 seed run scenarios/*.toml scenarios/oci/*.toml
 seed sweep scenarios/sweeps/*.toml bench/sweeps/*.toml
 seed profile docs/probe/*profile*.json
+seed target scenarios/targets/*.toml tests/data/explain-mini.toml
 mkdir -p "$B/corpus/set" "$B/corpus/duration"
 printf 'guest.hz=250\nrun.duration=1s\n' > "$B/corpus/set/a"
 printf 'platform.shape=VM.Standard.A1.Flex.2\nguest.cmdline=nohz_full=1\nworkload.kind=oltp\n' > "$B/corpus/set/b"
 for d in 10us 1.5ms 0ns 3600s 250ns; do printf '%s' "$d" > "$B/corpus/duration/$d"; done
 fail=0
-for t in scenario set duration sweep profile run; do
+for t in scenario set duration sweep profile target run; do
   to=1
   [ "$t" = run ] && to=30
   echo "== fuzz_$t: ${SECS} s" >&2

@@ -1,5 +1,6 @@
 // Reading a vtick-probe profile (probe/profile.schema.json) and repeating its experiments
 // as vtick scenarios: the same two tasks on vCPUs 0 and 1, the same gaps, sleeps, slack.
+#include "core/parse_num.hpp"
 #include "sim/probe_profile.hpp"
 
 #include <cmath>
@@ -61,9 +62,10 @@ std::string topology_of(const Profile& p, const json& cpus, int cpu_a, int& thre
     std::stringstream in(sib.get<std::string>());
     std::string part;
     auto cpu = [&](const std::string& t) {
-      if (t.empty() || t.size() > 4 || t.find_first_not_of("0123456789") != std::string::npos)
+      long long n = 0;
+      if (t.empty() || t[0] == '-' || !parse_int(t, 0, 9999, n))
         bad(p, "environment.cpus[].thread_siblings", "'" + sib.get<std::string>() + "': a cpulist such as 0-1 or 0,2");
-      return std::stoi(t);
+      return static_cast<int>(n);
     };
     while (std::getline(in, part, ',')) {
       auto dash = part.find('-');
@@ -188,7 +190,8 @@ Profile load_profile_checked(const std::string& path) {
   const json& hz = cfg.contains("CONFIG_HZ") ? cfg["CONFIG_HZ"] : json();
   std::string tokens;
   if (hz.is_string()) {
-    p.hz = std::atoi(hz.get<std::string>().c_str());
+    long long n = 0;
+    p.hz = parse_int(hz.get<std::string>(), 1, 100000, n) ? static_cast<int>(n) : 0;  // 0: refused below
     p.hz_from = "CONFIG_HZ";
   }
   if (cfg.value("CONFIG_HZ_PERIODIC", json()).is_string() && cfg["CONFIG_HZ_PERIODIC"] == "y") tokens += " nohz=off";

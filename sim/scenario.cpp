@@ -1,6 +1,7 @@
 // Scenario loading: toml++ parses (it keeps each value's line and column for errors);
 // every key is checked against its declaration (sim/scenario_params.cpp), defaults come
 // from the declarations for the scenario's platform, then the checks that span keys.
+#include "core/parse_num.hpp"
 #include "sim/scenario.hpp"
 
 #include <algorithm>
@@ -345,12 +346,12 @@ void resolve_guest(Scenario& sc, const Values& v) {
       fail(v.where("guest.hotplug"), bad + "expected CPU:offline@TIME or CPU:online@TIME, e.g. 1:offline@50ms");
     std::string cpu = tok.substr(0, colon), act = tok.substr(colon + 1, at - colon - 1);
     sim_ns t = 0;
-    if (cpu.empty() || cpu.size() > 4 || cpu.find_first_not_of("0123456789") != std::string::npos || std::stoi(cpu) < 1 ||
-        std::stoi(cpu) >= sc.vcpus)
+    long long cpu_n = 0;
+    if (!parse_int(cpu, 1, sc.vcpus - 1, cpu_n))
       fail(v.where("guest.hotplug"), bad + "CPU must be 1 .. " + std::to_string(sc.vcpus - 1) + " (CPU 0 cannot go offline)");
     if (act != "offline" && act != "online") fail(v.where("guest.hotplug"), bad + "action must be offline or online");
     if (!parse_duration(tok.substr(at + 1), t) || t <= 0) fail(v.where("guest.hotplug"), bad + "time must be a positive duration");
-    g.hotplug_events.push_back({std::stoi(cpu), act == "online", t});
+    g.hotplug_events.push_back({static_cast<int>(cpu_n), act == "online", t});
   }
   std::stable_sort(g.hotplug_events.begin(), g.hotplug_events.end(), [](const auto& a, const auto& b) { return a.at < b.at; });
 }

@@ -1,3 +1,4 @@
+#include "core/parse_num.hpp"
 #include "sim/sweep.hpp"
 
 #include <algorithm>
@@ -51,8 +52,9 @@ std::vector<std::string> axis_values(const std::string& file, const std::string&
     text = n.as_string()->get();
     if (!std::regex_match(text, m, range))
       fail(at(file, n), key + ": an axis is an array of values, or \"A..B\" for the integers A to B");
-    long long a = std::stoll(m[1]), b = std::stoll(m[2]);
-    if (b < a || b - a >= kMaxSweepPoints)
+    long long a = 0, b = 0;
+    if (!parse_int(m[1], -1000000000000000LL, 1000000000000000LL, a) || !parse_int(m[2], -1000000000000000LL, 1000000000000000LL, b) ||
+        b < a || b - a >= kMaxSweepPoints)
       fail(at(file, n), key + " = \"" + text + "\": need A <= B and at most " + std::to_string(kMaxSweepPoints) + " values");
     for (long long x = a; x <= b; ++x) {
       v.push_back(std::to_string(x));

@@ -4,6 +4,7 @@
 #include <simgrid/s4u.hpp>
 #include <stdexcept>
 
+#include "core/parse_num.hpp"
 #include "core/rng.hpp"
 #include "core/sg.hpp"
 #include "core/state_clock.hpp"
@@ -271,4 +272,22 @@ TEST_CASE("vtick scheduler: a step whose next event is the actor's own costs no 
   CHECK(woke == 100000);
   CHECK(sg_event_counts().steps >= 1000);
   CHECK(sg_event_counts().handoffs <= 4);  // the start, the waiter parking, the ring, the end
+}
+
+TEST_CASE("parse_int / parse_number take the whole text, in range, and never throw") {
+  long long i = 0;
+  CHECK(parse_int("42", 0, 100, i));
+  CHECK(i == 42);
+  CHECK(parse_int("-3", -5, 5, i));
+  CHECK(i == -3);
+  for (const char* bad : {"", "-", "1e3", "10abc", " 7", "7 ", "+7", "0x10", "101", "-6", "99999999999999999999999", "--1", "1.0"})
+    CHECK_FALSE(parse_int(bad, -5, 100, i));
+  double d = 0;
+  CHECK(parse_number("2.5e-3", d));
+  CHECK(d == Approx(0.0025));
+  for (const char* bad : {"", "nan", "inf", "-inf", "1e999", "1.5x", " 1", "1 ", "x"}) CHECK_FALSE(parse_number(bad, d));
+  std::string rest;
+  CHECK(parse_number_prefix("250us", d, rest));
+  CHECK(d == 250);
+  CHECK(rest == "us");
 }

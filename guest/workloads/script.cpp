@@ -1,5 +1,6 @@
 // Tasks written by the user in the scenario ([[workload.task]]), rt-app style: a program
 // of phases per task (docs/cli.md, "Task programs").
+#include "core/parse_num.hpp"
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -19,12 +20,9 @@ struct ScriptNames {
 
 // A whole word as an integer in [lo, hi] (no "1e3", "x", "10abc", overflow).
 bool whole_int(const std::string& s, long lo, long hi, long& out) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  long v = std::strtol(s.c_str(), &end, 10);
-  if (errno || *end || v < lo || v > hi) return false;
-  out = v;
+  long long v = 0;
+  if (!parse_int(s, lo, hi, v)) return false;
+  out = static_cast<long>(v);
   return true;
 }
 
@@ -74,9 +72,8 @@ Phase parse_phase(const std::string& line, GuestKernel* k, ScriptNames* names, s
     p.kind = op == "run" ? PhaseKind::Run : PhaseKind::Sleep;
     if (!dur(a, p.ns)) return p;
     if (!b.empty()) {
-      char* end = nullptr;
-      double j = std::strtod(b.c_str(), &end);
-      if (*end || !(j >= 0 && j <= 1)) err = "'" + line + "': jitter must be a fraction 0 .. 1";
+      double j = -1;
+      if (!parse_number(b, j) || !(j >= 0 && j <= 1)) err = "'" + line + "': jitter must be a fraction 0 .. 1";
       p.jitter = j;
     }
   } else if (op == "lock" || op == "unlock") {
