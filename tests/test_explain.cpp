@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <unistd.h>
 
 #include "helpers.hpp"
 #include "sim/designs.hpp"
@@ -178,7 +179,7 @@ TEST_CASE("explain --list-space prints every factor with its range on each run a
   CHECK(r.output.find("guest.background.preset") != std::string::npos);
 }
 
-TEST_CASE("explain: a search killed and resumed, and one run through pending.json and --index, give the same report") {
+TEST_CASE("explain: a search killed (files lost, SIGKILL mid-write) and resumed, and one run through pending.json and --index, give the same report") {
   std::string a = test::temp_path("explain-a"), b = test::temp_path("explain-b");
   test::shell("rm -rf " + a + " " + b);
   auto r = test::run_cli("explain " + kMini + " --out " + a + " --quiet --jobs 2");
@@ -206,6 +207,19 @@ TEST_CASE("explain: a search killed and resumed, and one run through pending.jso
   r = test::run_cli("explain " + kMini + " --out " + a + " --quiet");
   REQUIRE(r.status == 0);
   CHECK(report(a) == first);
+
+  // killed (SIGKILL) while writing: every run's file, then the report
+  std::string c = test::temp_path("explain-c");
+  test::shell("rm -rf " + c);
+  r = test::run_cli("explain " + kMini + " --out " + c + " --quiet", {"VTICK_FAULT_KILL='*.json:1'"});
+  CHECK(r.status == 1);
+  CHECK(run_files(c) == 0);
+  r = test::run_cli("explain " + kMini + " --out " + c + " --quiet", {"VTICK_FAULT_KILL=explain.json:1"});
+  CHECK(r.status != 0);
+  CHECK(access((c + "/explain.json").c_str(), F_OK) != 0);
+  r = test::run_cli("explain " + kMini + " --out " + c + " --quiet");
+  REQUIRE(r.status == 0);
+  CHECK(report(c) == first);
 
   // the Slurm path without Slurm: each round's array tasks run by hand
   int rounds = 0;

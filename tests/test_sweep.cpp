@@ -330,3 +330,71 @@ TEST_CASE("sweep delta.csv: a baseline near zero gives no percentage but the abs
   };
   CHECK(std::stod(col("ops_per_s_delta_mean")) == Approx(mean_of(2) - mean_of(1)));
 }
+
+namespace {
+
+// `vtick ARGS` with extra environment, through the shell
+test::CliResult cli_env(const std::string& env, const std::string& args) { return test::run_cli(args, {env}); }
+
+}  // namespace
+
+TEST_CASE("a sweep killed while a run file or sweep.json is written resumes to the tables of an uninterrupted one") {
+  std::string file = sweep_file("fk.toml", kGrid);
+  std::string whole = test::temp_path("fk-whole");
+  test::shell("rm -rf " + whole);
+  REQUIRE(test::run_cli("sweep " + file + " --out " + whole + " --quiet").status == 0);
+  for (const char* point : {"runs/000000.json", "runs/000004.json", "runs/000008.json", "sweep.json"}) {
+    INFO(point);
+    std::string cut = test::temp_path("fk-cut");
+    test::shell("rm -rf " + cut);
+    // SIGKILL once the bytes are in the temporary file, before the rename (cli/output.cpp)
+    std::string name = std::string(point).substr(std::string(point).rfind('/') + 1);
+    auto r = cli_env("VTICK_FAULT_KILL=" + name + ":1", "sweep " + file + " --out " + cut + " --jobs 1 --quiet");
+    CHECK(r.status != 0);
+    // the name was never half written: absent, not empty or cut short
+    CHECK(access((cut + "/" + point).c_str(), F_OK) != 0);
+    r = test::run_cli("sweep " + file + " --out " + cut + " --resume");
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    if (name != "sweep.json") CHECK(r.output.find("1 to run") != std::string::npos);  // only the lost point again
+    for (const char* t : {"/runs.csv", "/summary.csv", "/delta.csv"}) {
+      INFO(t);
+      CHECK(test::read_file(cut + t) == test::read_file(whole + t));
+    }
+  }
+}
+
+TEST_CASE("a sweep whose output directory turns read-only fails cleanly and resumes once it is writable again") {
+  REQUIRE(geteuid() == 0);  // make test runs as root; the sweep runs as nobody (setpriv): root ignores the mode
+  std::string file = sweep_file("ro.toml", kGrid);
+  std::string whole = test::temp_path("ro-whole"), cut = test::temp_path("ro-cut");
+  test::shell("rm -rf " + whole + " " + cut + " && mkdir -p " + cut + " && chown 65534:65534 " + cut + " && chmod a+r " + file);
+  REQUIRE(test::run_cli("sweep " + file + " --out " + whole + " --quiet").status == 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    execl("/usr/bin/setpriv", "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", VTICK_BIN, "sweep", file.c_str(), "--out",
+          cut.c_str(), "--jobs", "1", "--quiet", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  while (count_results(cut) < 3 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120))
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  test::shell("chmod 0555 " + cut + "/runs");
+  int st = 0;
+  waitpid(pid, &st, 0);
+  REQUIRE(WIFEXITED(st));
+  CHECK(WEXITSTATUS(st) == 1);  // a failed write: exit 1, no crash
+  int kept = count_results(cut);
+  CHECK(kept >= 3);
+  CHECK(kept < 9);
+  test::shell("chmod 0755 " + cut + "/runs");
+  auto r = test::run_cli("sweep " + file + " --out " + cut + " --resume");
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK(r.output.find(std::to_string(9 - kept) + " to run") != std::string::npos);
+  for (const char* t : {"/runs.csv", "/summary.csv", "/delta.csv"}) {
+    INFO(t);
+    CHECK(test::read_file(cut + t) == test::read_file(whole + t));
+  }
+}
