@@ -17,7 +17,7 @@ const char* guest_cpu_state_name(GuestCpuState s) {
 }
 
 GuestCpu::GuestCpu(GuestKernel& k, int id)
-    : k_(k), id_(id), ce_(k.params().isa, hw_), hrtimers_(ce_), tick_(*this), rng_(k.seed(), "guest/cpu" + std::to_string(id)) {}
+    : k_(k), id_(id), ce_(k.params().isa, hw_), hrtimers_(ce_, id), tick_(*this), rng_(k.seed(), "guest/cpu" + std::to_string(id)) {}
 
 void GuestCpu::account_process_tick(sim_ns) {
   Cputime what = Cputime::System;
@@ -95,11 +95,18 @@ void GuestCpu::arm_background_timer() {
   });
 }
 
-// takedown_cpu(): tasks move to an online CPU, the tick and jiffies duty are handed
-// over, accounting stops, and the CPU plays dead until it is brought up again.
+// The CPU's own part of cpu_down() (kernel/cpu.c takedown_cpu() -> take_cpu_down() and
+// the CPUHP_AP_*_DYING steps): it leaves cpu_active_mask and cpu_online_mask, so no
+// wake-up or balance picks it; its queued calls run (smpcfd_dying_cpu); every task moves
+// to an online CPU it may run on (sched_cpu_dying(), select_fallback_rq()) and that CPU
+// is told (wakeup_preempt(): an IPI to an idle one); its tick stops and the jiffies duty
+// is handed over (tick_sched_timer_dying(), tick_handover_do_timer()); its hrtimers and
+// timer-wheel timers move to the first online CPU (hrtimers_cpu_dying(),
+// timers_dead_cpu()), which reprograms its own device on a CALL_FUNCTION IPI
+// (retrigger_next_event()); its idle accounting stops. Then it plays dead until cpu_up().
 void GuestCpu::go_offline() {
   offline_pending = false;
-  GuestCpu& to = k_.cpu(k_.first_online_cpu() == id_ ? 0 : k_.first_online_cpu());
+  flush_smp_call_function_queue();  // wake-ups queued here become runnable here, then move
   online_ = false;
   if (curr) {
     update_curr();
@@ -107,13 +114,16 @@ void GuestCpu::go_offline() {
     rq.push_back(curr);
     curr = nullptr;
   }
-  for (Task* t : rq) {
-    if (tracing()) trace::sched_migrate_task(now(), id_, t->pid, id_, to.id(), "other");
-    t->cpu = to.id();
-    to.hw().revoke_local();
-    to.rq.push_back(t);
-  }
+  std::vector<Task*> moving = rq;
   rq.clear();
+  for (Task* t : moving) {
+    GuestCpu& to = k_.cpu(k_.select_fallback_rq(*t, id_));
+    if (tracing()) trace::sched_migrate_task(now(), id_, t->pid, id_, to.id(), "hotplug");
+    t->vruntime = t->vruntime - min_vruntime + to.min_vruntime;
+    ++k_.sched_stats.migrate_hotplug;
+    k_.enqueue_task(to, *t, false);
+    k_.check_preempt_curr(to, *t, *this);
+  }
   hw_->local_irq_disable();
   sim_ns t = now();
   cputime_.stop_idle(t);
@@ -121,6 +131,14 @@ void GuestCpu::go_offline() {
   tick_.tick_sched_timer_dying();
   tick_.tick_handover_do_timer();
   k_.nohz_balance_exit_idle(*this);
+  GuestCpu& ncpu = k_.cpu(k_.first_online_cpu());
+  if (&ncpu != this) {
+    hrtimers_.migrate_to(ncpu.hrtimers());
+    wheel_.migrate_to(ncpu.wheel());
+    ncpu.retrigger_pending = true;
+    ncpu.hw().revoke_local();
+    send_call_function_single_ipi(ncpu, "hrtimers_cpu_dying");
+  }
   trace::cpu_offline(t, id_);
   enter_state(GuestCpuState::Halted);
   hw_->cpu_off();

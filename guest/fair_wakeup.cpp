@@ -171,11 +171,9 @@ int GuestKernel::select_task_rq_fair(Task& p, GuestCpu& waker, bool sync) {
         break;
       }
   int chosen = select_idle_sibling(p, prev, new_cpu);
-  if (!allowed_on(p, chosen) || !cpus_[static_cast<size_t>(chosen)]->online()) {
-    // select_fallback_rq(): the task's mask has no usable CPU among those tried
-    for (int c = 0; c < nr_cpus(); ++c)
-      if (allowed_on(p, c) && cpus_[static_cast<size_t>(c)]->online()) { chosen = c; break; }
-  }
+  // select_task_rq(): !is_cpu_allowed() -> select_fallback_rq() (the affinity widened
+  // when no CPU of it is online)
+  if (!allowed_on(p, chosen) || !cpus_[static_cast<size_t>(chosen)]->online()) chosen = select_fallback_rq(p, prev);
   if (chosen == prev) ++sched_stats.wake_to_prev;
   else if (chosen == cpu) ++sched_stats.wake_to_waker;
   else ++sched_stats.wake_to_idle;

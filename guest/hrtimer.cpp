@@ -1,6 +1,8 @@
 // kernel/time/hrtimer.c, kernel/time/clockevents.c, kernel/time/tick-oneshot.c
 #include "guest/hrtimer.hpp"
 
+#include <vector>
+
 #include "core/trace.hpp"
 #include "platform/vhw.hpp"
 
@@ -72,7 +74,16 @@ void ClockEventDevice::tick_program_event(sim_ns expires) {
 void HrtimerBase::enqueue(Hrtimer& t) {
   t.seq = ++seq_;
   t.queued = true;
+  t.base_cpu = cpu_;
   queue_.insert(&t);
+}
+
+void HrtimerBase::migrate_to(HrtimerBase& to) {
+  std::vector<Hrtimer*> all(queue_.begin(), queue_.end());  // in expiry order: the same order there
+  queue_.clear();
+  for (Hrtimer* t : all) to.enqueue(*t);
+  expires_next_ = KTIME_MAX;  // this CPU's device is shut down with it
+  next_timer_ = nullptr;
 }
 
 void HrtimerBase::remove(Hrtimer& t) {

@@ -20,6 +20,7 @@ struct Hrtimer {
   sim_ns softexpires = 0;  // earliest expiry
   sim_ns expires = 0;      // hard expiry = softexpires + slack; the queue is sorted by it
   bool queued = false;
+  int base_cpu = -1;       // the CPU whose base holds it: where its callback runs
   std::uint64_t seq = 0;   // insertion order: deterministic tie-break
 
   void set_expires(sim_ns t) { softexpires = expires = t; }
@@ -69,7 +70,7 @@ class ClockEventDevice {
 // struct hrtimer_cpu_base: the per-CPU queue of hrtimers (hard-irq base only).
 class HrtimerBase {
  public:
-  explicit HrtimerBase(ClockEventDevice& dev) : dev_(dev) {}
+  HrtimerBase(ClockEventDevice& dev, int cpu) : dev_(dev), cpu_(cpu) {}
   // hrtimer_start_range_ns(): fires between `expires` and `expires + delta`.
   void start(Hrtimer& t, sim_ns expires, sim_ns delta = 0);
   void start_expires(Hrtimer& t);  // hrtimer_start_expires(): keep the timer's expiry
@@ -78,6 +79,10 @@ class HrtimerBase {
   // the device once for the next expiry. `now_fn` reads the clock (callbacks take time).
   void interrupt(const std::function<sim_ns()>& now_fn);
   sim_ns expires_next() const { return expires_next_; }
+  // hrtimers_cpu_dying() -> migrate_hrtimer_list(): every queued timer to `to`, which is
+  // not programmed here (another CPU's device): its CPU calls retrigger_next_event().
+  void migrate_to(HrtimerBase& to);
+  void retrigger_next_event() { force_reprogram(); }  // hrtimer_force_reprogram() on its own CPU
   // Earliest hard expiry of any queued timer except `excl` (hrtimer_next_event_without).
   sim_ns next_event_without(const Hrtimer* excl) const;
 
@@ -93,6 +98,7 @@ class HrtimerBase {
   void reprogram(Hrtimer& t);  // hrtimer_reprogram(): only if it becomes the earliest
 
   ClockEventDevice& dev_;
+  int cpu_;
   std::set<Hrtimer*, ByExpiry> queue_;
   sim_ns expires_next_ = KTIME_MAX;
   const Hrtimer* next_timer_ = nullptr;

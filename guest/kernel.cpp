@@ -60,7 +60,7 @@ Task& GuestKernel::add_task(std::string comm, std::vector<Phase> program, int cp
   Task* raw = t.get();
   t->sleep_timer.name = "hrtimer_wakeup";
   t->sleep_timer.function = [this, raw](sim_ns) {
-    GuestCpu& c = this->cpu(raw->cpu);
+    GuestCpu& c = this->cpu(raw->sleep_timer.base_cpu);  // the CPU it fires on (moved there if its own went offline)
     c.hw().run(p_.costs.hrtimer_wakeup_ns);
     try_to_wake_up(*raw, c);
     return HrtimerRestart::NoRestart;
@@ -81,6 +81,17 @@ int GuestKernel::first_online_cpu() const {
   for (const auto& c : cpus_)
     if (c->online() && !c->offline_pending) return c->id();
   return 0;
+}
+
+int GuestKernel::select_fallback_rq(Task& p, int dead) {
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const auto& c : cpus_)
+      if (c->online() && !c->offline_pending && allowed_on(p, c->id())) return c->id();
+    // "process %d (%s) no longer affine to cpu%d": do_set_cpus_allowed(p, task_cpu_possible_mask(p))
+    ++sched_stats.affinity_broken;
+    p.allowed = ~0ULL;
+  }
+  return first_online_cpu();
 }
 
 void GuestKernel::cpu_down(int c) {

@@ -135,6 +135,7 @@ class GuestCpu final : public GuestIrqSink {
   bool active_balance = false;       // rq->active_balance: the stopper will push a task
   int push_cpu = -1;
   unsigned nohz_flags_pending = 0;   // rq->nohz_idle_balance: the kick's flags for SCHED_SOFTIRQ
+  bool retrigger_pending = false;    // a dying CPU moved its hrtimers here: reprogram (hrtimers_cpu_dying)
   LbCause lb_cause = LbCause::Other; // the balancing path this CPU is in (migration causes)
 
 
@@ -217,6 +218,9 @@ class GuestKernel {
 
   // CPU hotplug (kernel/cpu.c), driven by the scenario's guest.hotplug events.
   void cpu_down(int cpu);  // the caller also interrupts the CPU so it notices
+  // select_fallback_rq(): an online CPU task p may run on, for a task leaving `dead`;
+  // none in its affinity: the affinity widens to every CPU (cpuset fallback) first.
+  int select_fallback_rq(Task& p, int dead);
   int first_online_cpu() const;
 
   void try_to_wake_up(Task& p, GuestCpu& waker);

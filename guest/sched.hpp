@@ -68,6 +68,8 @@ struct SchedParams {
   C(std::uint64_t, migrate_periodic, "migrate.periodic", "count", Counter, "tasks pulled by a CPU's own balance at its tick (sched_balance_domains)") \
   C(std::uint64_t, migrate_nohz, "migrate.nohz", "count", Counter, "tasks pulled by an idle balance on behalf of nohz CPUs (_nohz_idle_balance)") \
   C(std::uint64_t, migrate_active, "migrate.active", "count", Counter, "running tasks pushed by the stopper (active_load_balance_cpu_stop)") \
+  C(std::uint64_t, migrate_hotplug, "migrate.hotplug", "count", Counter, "tasks moved off a CPU going offline (sched_cpu_dying / __balance_push_cpu_stop)") \
+  C(std::uint64_t, affinity_broken, "affinity_broken", "count", Counter, "tasks whose affinity had no online CPU left: widened to every CPU (select_fallback_rq)") \
   C(std::uint64_t, migrate_forced_hot, "migrate.forced_hot", "count", Counter, "cache-hot tasks moved because nr_balance_failed > cache_nice_tries (nr_forced_migrations)") \
   C(std::uint64_t, lb_failed, "lb_failed", "count", Counter, "load_balance() runs that found an imbalance and moved nothing (lb_failed)") \
   C(std::uint64_t, lb_hot_skipped, "lb_hot_skipped", "count", Counter, "tasks left alone as cache hot (lb_hot_gained's counterpart)") \

@@ -77,6 +77,10 @@ void GuestCpu::schedule() {
 // flush_smp_call_function_queue(): queued cross-CPU calls: the remote wake-ups
 // (sched_ttwu_pending() -> ttwu_do_activate()) and the nohz idle-balance kick.
 void GuestCpu::flush_smp_call_function_queue() {
+  if (retrigger_pending) {  // retrigger_next_event(): timers moved here from a dying CPU
+    retrigger_pending = false;
+    hrtimers_.retrigger_next_event();
+  }
   if (!wake_list.empty()) k_.sched_ttwu_pending(*this);
   if (nohz_flags & GuestKernel::NOHZ_KICK_MASK) k_.nohz_csd_func(*this);
 }

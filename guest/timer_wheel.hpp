@@ -31,6 +31,11 @@ class TimerWheel {
   // calc_wheel_index(): rounds up to the level's granularity (+1 jiffy at level 0;
   // LVL_CLK_SHIFT 3, 64 slots per level).
   static std::uint64_t bucket_expiry(std::uint64_t expires, std::uint64_t clk);
+  // timers_dead_cpu() -> migrate_timer_list(): every pending timer to `to`, same expiry.
+  void migrate_to(TimerWheel& to) {
+    to.timers_.insert(timers_.begin(), timers_.end());
+    timers_.clear();
+  }
 
  private:
   std::multimap<std::uint64_t, WheelTimer> timers_;

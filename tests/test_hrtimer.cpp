@@ -45,7 +45,7 @@ TEST_CASE("hrtimer: x86 lapic-deadline writes follow the earliest expiry only") 
   FakeCpu cpu;
   VirtualCpu* hw = &cpu;
   ClockEventDevice dev(Isa::X86_64, hw);
-  HrtimerBase base(dev);
+  HrtimerBase base(dev, 0);
   int fa = 0, fb = 0, fc = 0;
   Hrtimer a = timer("a", &fa), b = timer("b", &fb), c = timer("c", &fc);
 
@@ -76,7 +76,7 @@ TEST_CASE("hrtimer: arm64 arch_timer programs CVAL then CTL, stops with CTL only
   FakeCpu cpu;
   VirtualCpu* hw = &cpu;
   ClockEventDevice dev(Isa::Arm64, hw);
-  HrtimerBase base(dev);
+  HrtimerBase base(dev, 0);
   int f = 0;
   Hrtimer a = timer("a", &f);
   base.start(a, 4000);
@@ -90,7 +90,7 @@ TEST_CASE("hrtimer_interrupt runs what expired (soft expiry with slack) and prog
   FakeCpu cpu;
   VirtualCpu* hw = &cpu;
   ClockEventDevice dev(Isa::X86_64, hw);
-  HrtimerBase base(dev);
+  HrtimerBase base(dev, 0);
   int fa = 0, fb = 0, fc = 0;
   Hrtimer a = timer("a", &fa), b = timer("b", &fb), c = timer("c", &fc);
   base.start(a, 1000);
