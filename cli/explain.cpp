@@ -41,7 +41,7 @@ namespace {
 // cluster (--slurm).
 const ExplainBudget kBudgets[] = {
     {"small", "500ms", 1, 2, 4, false, 12, 6, 2, 10, 3, 3, 8},
-    {"full", "2s", 2, 4, 4, false, 32, 8, 3, 20, 5, 3, 4},
+    {"full", "1s", 2, 4, 4, false, 32, 8, 3, 20, 5, 3, 4},
 };
 
 constexpr int kPendingExit = 75;  // EX_TEMPFAIL: runs are still to do (--slurm, --collect)
