@@ -90,7 +90,7 @@ bool figures(const ExplainResult& r, const std::string& dir) {
   }
   mkdir((dir + "/figures").c_str(), 0777);
   // the ranking: mu* on the distance, the 15 most influential
-  std::string s = "set terminal svg size 900,520 dynamic font 'sans,11'\nset output " + quote(dir + "/figures/sensitivity.svg") +
+  std::string s = "set terminal svg size 900,520 dynamic font 'sans,11' noenhanced\nset output " + quote(dir + "/figures/sensitivity.svg") +
                   "\nset title " + quote("Morris screening: influence on the distance to the signature (mu*, with sigma)") +
                   "\nset style fill solid 0.6\nset boxwidth 0.4\nset grid xtics\nset xlabel 'mu* (distance units per unit of range)'\n"
                   "set ytics nomirror\nset yrange [-1:*] reverse\nunset key\n$d << EOD\n";
@@ -104,7 +104,7 @@ bool figures(const ExplainResult& r, const std::string& dir) {
   s += "EOD\nplot $d using ($2/2):1:($2/2):(0.35):yticlabels(4) with boxxyerror lc rgb '#4878a8', "
        "$d using 2:1:($2-$3 < 0 ? 0 : $2-$3):($2+$3) with xerrorbars lc rgb '#333333' pt 7 ps 0.5\n";
   // each constraint: its band, the model as shipped and the best sets
-  std::string b = "set terminal svg size 900,480 dynamic font 'sans,11'\nset output " + quote(dir + "/figures/best.svg") +
+  std::string b = "set terminal svg size 900,480 dynamic font 'sans,11' noenhanced\nset output " + quote(dir + "/figures/best.svg") +
                    "\nset title " + quote("change of " + r.target.metric + " per constraint: band (grey), model as shipped, best sets") +
                    "\nset ylabel 'change, %'\nset grid ytics\nset key outside right\nset xtics rotate by -30\nset xrange [-0.7:" +
                    std::to_string(r.target.constraints.size()) + "-0.3]\n$band << EOD\n";
