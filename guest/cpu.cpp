@@ -23,8 +23,24 @@ void GuestCpu::account_process_tick(sim_ns) {
   Cputime what = Cputime::System;
   if (irq_from_ == GuestCpuState::User) what = Cputime::User;
   else if (!curr && (irq_from_ == GuestCpuState::Idle || irq_from_ == GuestCpuState::Halted)) what = Cputime::Idle;
+  // vtime_accounting_enabled_this_cpu(): user and system come from context tracking;
+  // idle stays with each scheme's idle accounting (ticks, nohz deltas)
+  if (vtime_cpu() && what != Cputime::Idle) return;
   cputime_.account_process_tick(what, k_.tick_nsec(), hw_->steal_clock(),
                                 tick_.tick_nohz_tick_stopped() && tick_.inidle());
+}
+
+bool GuestCpu::vtime_cpu() const { return k_.tick_nohz_full_cpu(id_); }
+
+// vtime_user_exit() -> vtime_account_user() leaving user space, vtime_user_enter() ->
+// vtime_account_system() leaving the kernel (interrupts included: no
+// CONFIG_IRQ_TIME_ACCOUNTING split here); idle and a halted CPU are not vtime's.
+void GuestCpu::vtime_account_state(GuestCpuState leaving, sim_ns t) {
+  sim_ns delta = t - vtime_start_;
+  vtime_start_ = t;
+  if (delta <= 0) return;
+  if (leaving == GuestCpuState::User) cputime_.vtime_account(Cputime::User, delta, hw_->steal_clock());
+  else if (leaving == GuestCpuState::Sys || leaving == GuestCpuState::Irq) cputime_.vtime_account(Cputime::System, delta, hw_->steal_clock());
 }
 
 Kcpustat GuestCpu::proc_stat(sim_ns t) {

@@ -29,6 +29,15 @@ void CpuTimeAccount::account_process_tick(Cputime what, sim_ns tick_nsec, sim_ns
   if (nsteal < tick_nsec) account(new_, what, tick_nsec - nsteal);
 }
 
+void CpuTimeAccount::vtime_account(Cputime what, sim_ns delta, sim_ns steal_clock) {
+  sim_ns steal = steal_account_process_time(steal_clock, delta, old_prev_steal_);
+  account(old_, Cputime::Steal, steal);
+  account(old_, what, delta - steal);
+  sim_ns nsteal = steal_account_process_time(steal_clock, delta, new_prev_steal_);
+  account(new_, Cputime::Steal, nsteal);
+  account(new_, what, delta - nsteal);
+}
+
 void CpuTimeAccount::account_idle_ticks(std::uint64_t ticks, sim_ns tick_nsec, sim_ns steal_clock) {
   sim_ns cputime = static_cast<sim_ns>(ticks) * tick_nsec;
   sim_ns steal = steal_account_process_time(steal_clock, KTIME_MAX, old_prev_steal_);

@@ -19,6 +19,9 @@ class CpuTimeAccount {
   // account_process_tick(): one tick of TICK_NSEC, minus the steal since the last read.
   // `dyntick` says the tick is stopped (the new scheme accounts that idle by delta).
   void account_process_tick(Cputime what, sim_ns tick_nsec, sim_ns steal_clock, bool dyntick);
+  // vtime_account_user() / vtime_account_system() (VIRT_CPU_ACCOUNTING_GEN): `delta` of
+  // exact time, minus the steal since the last read (get_vtime_delta()), in both schemes.
+  void vtime_account(Cputime what, sim_ns delta, sim_ns steal_clock);
   // account_idle_ticks(): old scheme, when a stopped tick restarts.
   void account_idle_ticks(std::uint64_t ticks, sim_ns tick_nsec, sim_ns steal_clock);
 

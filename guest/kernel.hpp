@@ -69,6 +69,7 @@ class GuestCpu final : public GuestIrqSink {
   void update_curr();  // account the running task's time (vruntime, runtime)
   void enter_state(GuestCpuState s) {
     sim_ns t = now();
+    if (vtime_cpu()) vtime_account_state(state(), t);
     time_.enter(s, t);
     trace::guest_cpu_state(t, id_, s);
   }
@@ -155,6 +156,12 @@ class GuestCpu final : public GuestIrqSink {
   void apply_tick_choice(TickChoice c, bool got_tick);
   void cpu_idle_poll();
   void go_offline();  // takedown: hand over duties, stop the tick, play dead
+  // CONFIG_VIRT_CPU_ACCOUNTING_GEN (selected by NO_HZ_FULL) on a nohz_full CPU: user and
+  // system time by context tracking instead of tick samples (vtime_user_enter/exit ->
+  // vtime_account_system/user, get_vtime_delta() minus steal).
+  bool vtime_cpu() const;
+  void vtime_account_state(GuestCpuState leaving, sim_ns now);
+  sim_ns vtime_start_ = 0;
   int call_cpuidle(int state);
   int poll_idle();
   // kernel/sched: task execution (guest/sched.cpp, guest/schedule.cpp)
