@@ -2,7 +2,8 @@
 # The fuzz targets of fuzz/ (libFuzzer, clang, with AddressSanitizer and UBSan), each run
 # for SECONDS on a seed corpus made of the shipped scenarios, sweeps, profiles and explain
 # targets. A crash,
-# a hang (1 s for a parser input, 30 s for a 1 ms run), an exception other than InputError
+# a hang (1 s for a parser input, 10 s for an explain target, which loads its scenarios,
+# 30 s for a 1 ms run), an exception other than InputError
 # or a sanitizer report fails the run (exit 1) and leaves the input in BUILD/crashes/.
 # usage: scripts/fuzz.sh [SECONDS] [BUILD]      (from the project's root; default 60, build-fuzz)
 # FUZZ_SEED=N fixes libFuzzer's seed (make test uses 1: the same mutations each run, up to
@@ -36,6 +37,7 @@ fail=0
 for t in scenario set duration sweep profile target run; do
   to=1
   [ "$t" = run ] && to=30
+  [ "$t" = target ] && to=10  # loads each [[run]]'s scenario and checks each factor's ends on it
   echo "== fuzz_$t: ${SECS} s" >&2
   if ! ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
        "$B/fuzz/fuzz_$t" -max_total_time="$SECS" -timeout="$to" -rss_limit_mb=4096 -print_final_stats=1 -seed="${FUZZ_SEED:-0}" \

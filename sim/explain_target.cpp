@@ -274,6 +274,8 @@ ExplainTarget load_target(const std::string& path) {
   if (const toml::node* n = t.get("metric")) tg.metric = need_string(path, *n, "metric");
   const toml::array* runs = t.get("run") ? t.get("run")->as_array() : nullptr;
   if (!runs || !runs->is_array_of_tables() || runs->empty()) fail(path, "needs [[run]] tables (id, scenario, set)");
+  if (runs->size() > kMaxTargetRuns)
+    fail(at(path, *t.get("run")), std::to_string(runs->size()) + " [[run]] tables: at most " + std::to_string(kMaxTargetRuns));
   for (const toml::node& r : *runs) {
     tg.runs.push_back(read_run(path, dir, *r.as_table()));
     for (std::size_t i = 0; i + 1 < tg.runs.size(); ++i)
@@ -281,6 +283,9 @@ ExplainTarget load_target(const std::string& path) {
   }
   const toml::array* cs = t.get("constraint") ? t.get("constraint")->as_array() : nullptr;
   if (!cs || !cs->is_array_of_tables() || cs->empty()) fail(path, "needs [[constraint]] tables (id, run, base, variant, band or within)");
+  if (cs->size() > kMaxTargetConstraints)
+    fail(at(path, *t.get("constraint")),
+         std::to_string(cs->size()) + " [[constraint]] tables: at most " + std::to_string(kMaxTargetConstraints));
   for (const toml::node& c : *cs) {
     tg.constraints.push_back(read_constraint(path, *c.as_table(), tg));
     for (std::size_t i = 0; i + 1 < tg.constraints.size(); ++i)

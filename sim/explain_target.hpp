@@ -1,10 +1,14 @@
 // Target files of `vtick explain`: what was reported, as constraints on runs of the model,
 // and the space of parameters to search for a set that meets them (docs/cli.md).
 #pragma once
+#include <cstddef>
 #include <string>
 #include <vector>
 
 namespace vtick {
+
+// Each evaluation runs every constraint's base and variant on every seed: these bound it.
+inline constexpr std::size_t kMaxTargetRuns = 16, kMaxTargetConstraints = 64;
 
 // One scenario the constraints run: a scenario file and fixed overrides (a shape).
 struct TargetRun {

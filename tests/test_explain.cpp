@@ -140,7 +140,8 @@ TEST_CASE("the space: declared estimates per CPU model, log scale for wide range
 TEST_CASE("explain: bad target files exit 2 naming the file, line and what is allowed") {
   struct Bad {
     std::string body, says;
-  } bad[] = {
+  };
+  std::vector<Bad> bad = {
       {"", "needs [[constraint]]"},
       {"[[constraint]]\nid = \"c\"\nrun = \"x\"\nbase = \"legacy\"\nvariant = \"got_tick\"\nwithin = 2\n", "is no [[run]] id"},
       {"[[constraint]]\nid = \"c\"\nrun = \"d\"\nbase = \"legacy\"\nvariant = \"got_tock\"\nwithin = 2\n", "allowed values"},
@@ -155,6 +156,9 @@ TEST_CASE("explain: bad target files exit 2 naming the file, line and what is al
        "inside the documented range"},
       {std::string(kOneConstraint) + "colour = 1\n", "unknown key 'colour'"},
   };
+  std::string many;
+  for (int i = 0; i < 17; ++i) many += "[[run]]\nid = \"r" + std::to_string(i) + "\"\nscenario = \"" VTICK_SOURCE_DIR "/scenarios/default.toml\"\n";
+  bad.push_back({many + kOneConstraint, "at most 16"});
   for (const auto& b : bad) {
     std::string f = target_file("bad-target.toml", b.body);
     auto r = test::run_cli("explain " + f + " --out " + test::temp_path("bad-out"));
