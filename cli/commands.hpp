@@ -20,6 +20,8 @@ struct RunOptions {
   std::string trace_dat_path;  // trace.dat of the host (the guest's beside it)
   std::string trace_window; // START:END
   std::vector<std::string> sg_cfg;  // SimGrid options KEY:VALUE
+  std::string proc_stat;      // sampling interval of every CPU's /proc/stat line ("" off)
+  std::string proc_stat_csv;  // those samples as CSV
   bool quiet = false;
   bool timing = false;
   std::set<std::string> given;  // output options on the command line (--json "" is refused, not ignored)

@@ -35,6 +35,9 @@ int main(int argc, char** argv) {
   r->add_option("--trace-dat", run.trace_dat_path,
                 "write the run as trace.dat files for trace-cmd report / KernelShark: FILE (host) and FILE-vm0 (guest)");
   r->add_option("--trace-window", run.trace_window, "trace only START:END of simulated time, e.g. 10ms:30ms");
+  r->add_option("--proc-stat", run.proc_stat,
+                "sample every CPU's /proc/stat line (the configured guest.cputime scheme) every INTERVAL, e.g. 10ms, into the JSON");
+  r->add_option("--proc-stat-csv", run.proc_stat_csv, "write the --proc-stat samples as CSV to FILE (ns columns)");
   r->add_option("--sg-cfg", run.sg_cfg,
                 "a SimGrid configuration option KEY:VALUE (repeatable), e.g. contexts/factory:thread for sanitizer runs");
 
@@ -139,7 +142,7 @@ int main(int argc, char** argv) {
   if (int rc = apply_log_options(log)) return rc;
   try {
     if (*r) {
-      for (const char* opt : {"--json", "--events", "--trace", "--ftrace", "--trace-dat"})
+      for (const char* opt : {"--json", "--events", "--trace", "--ftrace", "--trace-dat", "--proc-stat", "--proc-stat-csv"})
         if (r->count(opt)) run.given.insert(opt);
       // an empty value given is an error, not the scenario's own value
       for (auto [opt, val, what] : {std::tuple{"--seed", &seed, "an integer, e.g. --seed 3"},

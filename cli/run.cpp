@@ -11,6 +11,7 @@
 #include "guest/kernel.hpp"
 #include "guest/tick_policy.hpp"
 #include "guest/workloads.hpp"
+#include "host/kvm.hpp"
 #include "host/kvm_vcpu.hpp"
 #include "platform/arch.hpp"
 #include "platform/hw_thread.hpp"
@@ -139,6 +140,32 @@ int cmd_run(const RunOptions& o) {
       return 2;
     }
   }
+  // --proc-stat: what mpstat would read, every interval, from an observer actor (it runs
+  // first at a tie, reads and changes nothing)
+  sim_ns ps_every = 0;
+  if (o.given.count("--proc-stat-csv") && !o.given.count("--proc-stat")) {
+    spdlog::error("--proc-stat-csv needs --proc-stat INTERVAL");
+    return 2;
+  }
+  if (o.given.count("--proc-stat")) {
+    if (!parse_duration(o.proc_stat, ps_every) || ps_every < 1000) {
+      spdlog::error("--proc-stat '{}': a sampling interval of at least 1us, e.g. --proc-stat 10ms", o.proc_stat);
+      return 2;
+    }
+    if (sc.run.duration / ps_every > 1000000) {
+      spdlog::error("--proc-stat {}: {} samples per CPU over run.duration {}; at most 1000000 (a longer interval)", o.proc_stat,
+                    sc.run.duration / ps_every, format_duration(sc.run.duration));
+      return 2;
+    }
+    if (o.given.count("--proc-stat-csv"))
+      if (int rc = check_output("--proc-stat-csv", o.proc_stat_csv)) return rc;
+  }
+  struct ProcStatSample {
+    sim_ns t;
+    int cpu;
+    Kcpustat k;
+  };
+  std::vector<ProcStatSample> ps;
   TextSink text;
   TraceWriter trace(ws, we);
   TeeSink tee;
@@ -151,10 +178,17 @@ int cmd_run(const RunOptions& o) {
     text.x86 = sc.costs.isa == Isa::X86_64;
     tee.sinks.push_back(&text);
   }
-  if (tracing) {
-    tee.sinks.push_back(&trace);
-    hooks.vm_setup = [&](Kvm& vm, GuestKernel& k) { trace.describe(trace_topology(sc, vm, k)); };
-  }
+  hooks.vm_setup = [&](Kvm& vm, GuestKernel& k) {
+    if (tracing) trace.describe(trace_topology(sc, vm, k));
+    if (ps_every > 0)
+      spawn_actor("proc_stat", vm.machine().threads.front()->host(), [&ps, &k, ps_every, end = sc.run.duration] {
+        for (sim_ns t = ps_every; t < end; t += ps_every) {
+          sleep_until(t);
+          for (int c = 0; c < k.nr_cpus(); ++c) ps.push_back({t, c, k.cpu(c).proc_stat(t)});
+        }
+      }, true);
+  };
+  if (tracing) tee.sinks.push_back(&trace);
   if (!tee.sinks.empty()) hooks.sink = tee.sinks.size() == 1 ? tee.sinks.front() : &tee;
   RunProgress progress(sc.run.duration);
   if (!o.quiet && progress_enabled() && isatty(2)) hooks.progress = [&](sim_ns t) { progress.update(t); };
@@ -187,7 +221,30 @@ int cmd_run(const RunOptions& o) {
       }
     }
   }
-  if (o.given.count("--json") && !write_output("--json", o.json_path, results_json(sc, r, o.timing))) status = 1;
+  // /proc/stat's column order: user nice system idle iowait irq softirq steal
+  static constexpr Cputime kProcStat[] = {Cputime::User, Cputime::Nice, Cputime::System, Cputime::Idle,
+                                          Cputime::Iowait, Cputime::Irq, Cputime::Softirq, Cputime::Steal};
+  std::string doc = results_json(sc, r, o.timing);
+  if (ps_every > 0) {
+    std::string rows, csv = "t_ns,cpu";
+    for (Cputime c : kProcStat) csv += std::string(",") + cputime_name(c) + "_ns";
+    csv += "\n";
+    for (const auto& s : ps) {
+      std::string row = std::to_string(s.t) + "," + std::to_string(s.cpu);
+      for (Cputime c : kProcStat) row += "," + std::to_string(s.k[static_cast<std::size_t>(c)]);
+      csv += row + "\n";
+      rows += (rows.empty() ? "[" : ",[") + row + "]";
+    }
+    std::string cols = "[\"t_ns\",\"cpu\"";
+    for (Cputime c : kProcStat) cols += std::string(",\"") + cputime_name(c) + "_ns\"";
+    cols += "]";
+    // one more section before the document's closing brace (results_json ends "\n}\n")
+    doc.resize(doc.size() - 3);
+    doc += ",\n  \"proc_stat\": {\"scheme\": \"" + std::string(enum_name(sc.guest.cputime)) + "\", \"interval_ns\": " +
+           std::to_string(ps_every) + ", \"columns\": " + cols + ", \"samples\": [" + rows + "]}\n}\n";
+    if (o.given.count("--proc-stat-csv") && !write_output("--proc-stat-csv", o.proc_stat_csv, csv)) status = 1;
+  }
+  if (o.given.count("--json") && !write_output("--json", o.json_path, doc)) status = 1;
   // The table is for people: on stderr when the data goes to stdout.
   if (!o.quiet || r.failed) print_run_table(r.failed || on_stdout ? stderr : stdout, sc, r);
   if (r.failed) {

@@ -1,6 +1,8 @@
 // CONFIG_VIRT_CPU_ACCOUNTING_GEN on nohz_full CPUs (issue 17): user time measured by
 // context tracking, not sampled by a tick that is stopped while one task runs.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "core/sg.hpp"
 #include "guest/kernel.hpp"
@@ -53,4 +55,31 @@ TEST_CASE("vtime: a nohz_full CPU running user work shows it as user time in /pr
   // the ticking CPU samples the same work at whole ticks
   CHECK(s.old0[U] > 550000000);
   CHECK(s.old0[U] <= 600000000);  // whole ticks: up to one over
+}
+
+TEST_CASE("run --proc-stat samples every CPU's /proc/stat line into the JSON and a CSV, and changes no result") {
+  std::string a = test::temp_path("ps-a.json"), b = test::temp_path("ps-b.json"), csv = test::temp_path("ps.csv");
+  const std::string run = "run " VTICK_SOURCE_DIR "/scenarios/default.toml --duration 50ms --quiet ";
+  REQUIRE(test::run_cli(run + "--json " + a).status == 0);
+  auto r = test::run_cli(run + "--json " + b + " --proc-stat 10ms --proc-stat-csv " + csv);
+  REQUIRE(r.status == 0);
+  auto ja = nlohmann::json::parse(test::read_file(a)), jb = nlohmann::json::parse(test::read_file(b));
+  const auto& ps = jb["proc_stat"];
+  CHECK(ps["scheme"] == "old");
+  CHECK(ps["interval_ns"] == 10000000);
+  CHECK(ps["columns"][2] == "user_ns");
+  CHECK(ps["columns"][5] == "idle_ns");
+  REQUIRE(ps["samples"].size() == 8);  // 10, 20, 30, 40 ms x 2 CPUs
+  CHECK(ps["samples"][7][0] == 40000000);
+  CHECK(ps["samples"][7][1] == 1);
+  std::string text = test::read_file(csv);
+  CHECK(text.rfind("t_ns,cpu,user_ns,nice_ns,system_ns,idle_ns,iowait_ns,irq_ns,softirq_ns,steal_ns\n", 0) == 0);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 9);
+  // an observer: every counter as without it
+  CHECK(ja["metrics"] == jb["metrics"]);
+  CHECK(ja["summary"] == jb["summary"]);
+  for (const char* bad : {"--proc-stat 0", "--proc-stat 10", "--proc-stat 1ns", "--proc-stat-csv x.csv", "--proc-stat 10ns"}) {
+    INFO(bad);
+    CHECK(test::run_cli(run + bad).status == 2);
+  }
 }
