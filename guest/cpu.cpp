@@ -44,8 +44,15 @@ void GuestCpu::vtime_account_state(GuestCpuState leaving, sim_ns t) {
 }
 
 Kcpustat GuestCpu::proc_stat(sim_ns t) {
-  if (k_.params().cputime == CputimeScheme::New) return cputime_.proc_stat_new(t, hw_->steal_clock());
-  return cputime_.proc_stat_old(online_, t);
+  Kcpustat k = k_.params().cputime == CputimeScheme::New ? cputime_.proc_stat_new(t, hw_->steal_clock())
+                                                         : cputime_.proc_stat_old(online_, t);
+  // kcpustat_cpu_fetch_vtime(): a reader also sees the vtime delta still running
+  if (vtime_cpu() && t > vtime_start_) {
+    GuestCpuState s = state();
+    if (s == GuestCpuState::User) k[static_cast<std::size_t>(Cputime::User)] += t - vtime_start_;
+    else if (s == GuestCpuState::Sys || s == GuestCpuState::Irq) k[static_cast<std::size_t>(Cputime::System)] += t - vtime_start_;
+  }
+  return k;
 }
 
 // add_timer(): queue on this CPU's wheel; a nohz_full CPU whose tick is stopped is

@@ -1,0 +1,18 @@
+#!/bin/sh
+# Story 3 (issue 17): each claim of Frederic Weisbecker's 2026 idle cputime series as a
+# scenario (scenarios/story3/), run under the old and the new scheme with --proc-stat
+# 250us, drawn side by side (gnuplot SVG) into OUT (default docs/img/story3).
+# usage: scripts/story3.sh [OUT]       (VTICK=build/cli/vtick)
+set -eu
+OUT=${1:-docs/img/story3}
+VTICK=${VTICK:-build/cli/vtick}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+mkdir -p "$OUT"
+for f in scenarios/story3/*.toml; do
+  n=$(basename "$f" .toml)
+  for s in old new; do
+    "$VTICK" run "$f" --quiet --set guest.cputime=$s --proc-stat 250us --proc-stat-csv "$TMP/$n-$s.csv"
+  done
+done
+python3 scripts/story3_plot.py "$TMP" "$OUT"
