@@ -16,23 +16,8 @@ namespace {
 
 [[noreturn]] void fail(const std::string& where, const std::string& msg) { throw InputError(where + ": " + msg); }
 
-std::string at(const std::string& file, const toml::node& n) {
-  return file + ":" + std::to_string(n.source().begin.line) + ":" + std::to_string(n.source().begin.column);
-}
-
-bool scalar_text(const toml::node& n, std::string& out) {
-  if (auto s = n.as_string()) out = s->get();
-  else if (auto i = n.as_integer()) out = std::to_string(i->get());
-  else if (auto f = n.as_floating_point()) {
-    if (!std::isfinite(f->get())) return false;
-    std::ostringstream o;
-    o.precision(17);
-    o << f->get();
-    out = o.str();
-  } else if (auto b = n.as_boolean()) out = b->get() ? "true" : "false";
-  else return false;
-  return true;
-}
+std::string at(const std::string& file, const toml::node& n) { return toml_at(file, n); }
+bool scalar_text(const toml::node& n, std::string& out) { return toml_scalar_text(n, out); }
 
 // A finite number, or a duration string ("200us": ns).
 bool number_of(const toml::node& n, double& out) {
@@ -57,11 +42,7 @@ void need_pair(const std::string& file, const toml::node& n, const std::string& 
     fail(at(file, n), key + ": [LO, HI], two finite numbers (or durations such as \"50us\") with LO <= HI");
 }
 
-bool known_key(const std::string& k) {
-  for (const auto& [key, what] : scenario_keys())
-    if (key == k) return true;
-  return false;
-}
+bool known_key(const std::string& k) { return is_scenario_key(k); }
 
 bool known_pattern(const std::string& p) {
   for (const auto& [key, what] : scenario_keys())

@@ -17,29 +17,9 @@ namespace {
 
 [[noreturn]] void fail(const std::string& where, const std::string& msg) { throw InputError(where + ": " + msg); }
 
-std::string at(const std::string& file, const toml::node& n) {
-  return file + ":" + std::to_string(n.source().begin.line) + ":" + std::to_string(n.source().begin.column);
-}
-
-// A scalar as the text --set takes.
-bool scalar_text(const toml::node& n, std::string& out) {
-  if (auto s = n.as_string()) out = s->get();
-  else if (auto i = n.as_integer()) out = std::to_string(i->get());
-  else if (auto f = n.as_floating_point()) {
-    std::ostringstream o;
-    o.precision(17);
-    o << f->get();
-    out = o.str();
-  } else if (auto b = n.as_boolean()) out = b->get() ? "true" : "false";
-  else return false;
-  return true;
-}
-
-bool known_key(const std::string& k) {
-  for (const auto& [key, what] : scenario_keys())
-    if (key == k) return true;
-  return false;
-}
+std::string at(const std::string& file, const toml::node& n) { return toml_at(file, n); }
+bool scalar_text(const toml::node& n, std::string& out) { return toml_scalar_text(n, out); }
+bool known_key(const std::string& k) { return is_scenario_key(k); }
 
 // An axis's values: an array of scalars, or "A..B" (integers, inclusive).
 std::vector<std::string> axis_values(const std::string& file, const std::string& key, const toml::node& n,

@@ -1,12 +1,37 @@
 // Not kernel code: the TOML reading of sim/toml_text.hpp.
 #include "sim/toml_text.hpp"
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
 #include "sim/scenario.hpp"
 
 namespace vtick {
+
+std::string toml_at(const std::string& file, const toml::node& n) {
+  return file + ":" + std::to_string(n.source().begin.line) + ":" + std::to_string(n.source().begin.column);
+}
+
+bool toml_scalar_text(const toml::node& n, std::string& out) {
+  if (auto s = n.as_string()) out = s->get();
+  else if (auto i = n.as_integer()) out = std::to_string(i->get());
+  else if (auto f = n.as_floating_point()) {
+    if (!std::isfinite(f->get())) return false;
+    std::ostringstream o;
+    o.precision(17);
+    o << f->get();
+    out = o.str();
+  } else if (auto b = n.as_boolean()) out = b->get() ? "true" : "false";
+  else return false;
+  return true;
+}
+
+bool is_scenario_key(const std::string& k) {
+  for (const auto& [key, what] : scenario_keys())
+    if (key == k) return true;
+  return false;
+}
 
 bool toml_ascii_outside_strings(const std::string& t, int& line, int& col) {
   enum { Plain, Comment, Basic, Literal, MlBasic, MlLiteral } st = Plain;

@@ -18,4 +18,10 @@ bool toml_ascii_outside_strings(const std::string& text, int& line, int& col);
 // syntax error, each naming path:line:column.
 toml::table parse_toml_file(const std::string& path);
 
+// Helpers of the loaders built on it (sweep files, explain targets):
+std::string toml_at(const std::string& file, const toml::node& n);  // "file:line:column"
+// A scalar as --set takes it (a finite number, a string or a boolean); false otherwise.
+bool toml_scalar_text(const toml::node& n, std::string& out);
+bool is_scenario_key(const std::string& key);  // one of scenario_keys()
+
 }  // namespace vtick
