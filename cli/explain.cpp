@@ -37,7 +37,7 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-// small: ~5 minutes on 2 cores for the shipped target; full: ~1 hour there, minutes on a
+// small: ~5 minutes on 2 cores for the shipped target; full: ~40 minutes there, minutes on a
 // cluster (--slurm).
 const ExplainBudget kBudgets[] = {
     {"small", "500ms", 1, 2, 4, false, 12, 6, 2, 10, 3, 3, 8},
