@@ -407,6 +407,10 @@ int run_index(const ExplainOptions& o, const std::string& dir, const std::string
     spdlog::error("--index: {}/pending.json is missing or not vtick explain's (run vtick explain ... --slurm first)", dir);
     return 2;
   }
+  if (j.value("target", "") != absolute(o.target)) {
+    spdlog::error("--index: {}/pending.json was written for the target {}, not {}", dir, j.value("target", "?"), absolute(o.target));
+    return 2;
+  }
   const int batch = j["batch"].get<int>();
   const int n = static_cast<int>(j["runs"].size());
   const int tasks = batch > 0 ? (n + batch - 1) / batch : 0;
