@@ -54,7 +54,8 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   // engine starts. Event times to 1 ps, not SimGrid's default 1 ns: a step timed by SimGrid
   // and the same step run ahead of the clock (integer ns) then end at the same nanosecond.
   std::vector<std::string> args = {"vtick", "--cfg=surf/precision:1e-12"};
-  std::vector<std::string> cfg = simgrid_env_cfg();
+  const std::vector<std::string> env_cfg = simgrid_env_cfg();
+  std::vector<std::string> cfg = env_cfg;
   cfg.insert(cfg.end(), hooks.sg_cfg.begin(), hooks.sg_cfg.end());
   for (const auto& c : cfg) args.push_back("--cfg=" + c);
   std::vector<char*> argv;
@@ -71,9 +72,14 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
       std::size_t b = at + 3, e2 = m.find(':', b);
       if (e2 != std::string::npos) keys += (keys.empty() ? "" : ", ") + m.substr(b, e2 - b);
     }
-    for (const auto& c : cfg) given += (given.empty() ? "'" : " '") + c + "'";
+    // the options as the user gave them: on the command line, and in VTICK_SG_CFG
+    for (const auto& c : hooks.sg_cfg) given += (given.empty() ? "--sg-cfg '" : " '") + c + "'";
+    std::string env;
+    for (const auto& c : env_cfg) env += (env.empty() ? "VTICK_SG_CFG '" : " '") + c + "'";
+    if (given.empty()) given = env;
+    else if (!env.empty()) given += " (with " + env + ")";
     res.failed = res.input_error = true;
-    res.error = "--sg-cfg " + given + ": " + m.substr(0, nl) + (keys.empty() ? "" : "; SimGrid's keys: " + keys);
+    res.error = given + ": " + m.substr(0, nl) + (keys.empty() ? "" : "; SimGrid's keys: " + keys);
     return res;
   }
   sg4::Engine& engine = *engine_owner;

@@ -66,6 +66,12 @@ CliResult shell(const std::string& cmd) {
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
 }
 
+void* keep_alive_raw(void* p) {
+  static std::vector<void*>* kept = new std::vector<void*>;  // reachable to the end, never destroyed
+  kept->push_back(p);
+  return p;
+}
+
 CliResult run_cli(const std::string& args, const std::vector<std::string>& env) {
   std::string cmd;
   for (const auto& e : env) cmd += e + " ";

@@ -32,6 +32,14 @@ struct EngineArgs {
   int argc = 0;
   EngineArgs();
 };
+// An object that must outlive the SimGrid engine (its actors may still hold it at exit):
+// never freed, and held where LeakSanitizer sees it (make test-sanitize).
+void* keep_alive_raw(void* p);
+template <class T>
+T& keep_alive(T* p) {
+  keep_alive_raw(p);
+  return *p;
+}
 // The files of `dir` whose names end in `suffix`, as dir/name, sorted.
 std::vector<std::string> files_ending(const std::string& dir, const std::string& suffix);
 CliResult run_cli(const std::string& args, const std::vector<std::string>& env = {});  // runs the vtick binary (env: NAME=VALUE)

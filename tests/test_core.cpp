@@ -125,7 +125,7 @@ TEST_CASE("running ahead stops at another actor's wake-up, and a ring from ahead
   simgrid::s4u::Engine e(&args.argc, args.argv.data());
   auto m = build_machine(1, 2, arch_costs("altra"));
   set_quantum_ns(100 * NSEC_PER_USEC);
-  Doorbell& bell = *new Doorbell("sleeper-bell");  // outlives the engine
+  Doorbell& bell = test::keep_alive(new Doorbell("sleeper-bell"));  // outlives the engine
   sim_ns woke_by_time = -1, woke_by_bell = -1, clock_at_ring = -1;
   std::vector<bool> ahead;
   spawn_actor("sleeper", m->threads[0]->host(), [&] {
@@ -227,7 +227,7 @@ TEST_CASE("SMT coupling of work in flight: the vtick scheduler times it as SimGr
 TEST_CASE("vtick scheduler: the earliest event runs first, ties observer first then last-queued first, rings at the ringer's time") {
   SgEngine g(StepScheduler::Vtick);
   std::vector<std::string> order;
-  Doorbell& bell = *new Doorbell("own-bell");  // outlives the engine
+  Doorbell& bell = test::keep_alive(new Doorbell("own-bell"));  // outlives the engine
   auto host = g.m->threads[0]->host();
   spawn_actor("a", host, [&] {
     sleep_until(10);
@@ -257,7 +257,7 @@ TEST_CASE("vtick scheduler: the earliest event runs first, ties observer first t
 
 TEST_CASE("vtick scheduler: a step whose next event is the actor's own costs no hand-off") {
   SgEngine g(StepScheduler::Vtick);
-  Doorbell& bell = *new Doorbell("own-bell");  // outlives the engine
+  Doorbell& bell = test::keep_alive(new Doorbell("own-bell"));  // outlives the engine
   auto host = g.m->threads[0]->host();
   sim_ns woke = -1;
   spawn_actor("waiter", host, [&] {

@@ -13,7 +13,7 @@ const char* kIdle = "[workload]\nkind = \"idle\"\n[run]\nduration = \"100ms\"\n"
 
 // A host thread of the test's own: runs `work` on hardware thread `hw` at `at`.
 void host_burst(Kvm& vm, int hw, sim_ns at, sim_ns work) {
-  auto* w = new HostWorker("burst", vm.sched(), 1ULL << hw, hw);  // lives as long as the process
+  auto* w = &test::keep_alive(new HostWorker("burst", vm.sched(), 1ULL << hw, hw));  // lives as long as the process
   spawn_actor("burst", vm.machine().threads[static_cast<size_t>(hw)]->host(), [w, at, work] {
     sleep_until(at);
     w->run_on_cpu(work);
