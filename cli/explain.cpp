@@ -25,6 +25,7 @@
 #include "cli/explain.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
+#include "core/rng.hpp"
 #include "sim/fork_pool.hpp"
 #include "sim/manifest.hpp"
 #include "sim/results.hpp"
@@ -53,13 +54,11 @@ std::string hex64(std::uint64_t h) {
   return b;
 }
 
-// The identity of a run: this vtick, the scenario file and every override.
+// The identity of a run: this vtick, the scenario file and every override (each ended by
+// a 0xff byte, which no text holds).
 std::string run_hash(const std::string& scenario, const std::vector<std::string>& sets) {
-  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
-  auto mix = [&](const std::string& s) {
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
-    h = (h ^ 0xff) * 1099511628211ULL;
-  };
+  std::uint64_t h = kFnv1aBasis;
+  auto mix = [&](const std::string& s) { h = fnv1a64("\xff", fnv1a64(s, h)); };
   mix(vtick_git_revision());
   mix(scenario);
   for (const auto& s : sets) mix(s);

@@ -4,14 +4,8 @@
 
 namespace vtick {
 
-static std::uint64_t fnv1a(std::string_view s) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : s) { h ^= c; h *= 0x100000001b3ULL; }
-  return h;
-}
-
 Rng::Rng(std::uint64_t seed, std::string_view stream) {
-  std::uint64_t st = seed ^ fnv1a(stream);
+  std::uint64_t st = seed ^ fnv1a64(stream);
   for (auto& w : s_) w = splitmix64(st);
 }
 

@@ -8,6 +8,14 @@
 namespace vtick {
 
 // SplitMix64 (Steele et al. 2014): seeds the generator and derives stream seeds.
+// FNV-1a, 64 bits (offset basis 14695981039346656037, prime 1099511628211): stable across
+// platforms and builds; `h` continues a hash already begun. Not a cryptographic digest.
+inline constexpr std::uint64_t kFnv1aBasis = 14695981039346656037ULL;
+inline std::uint64_t fnv1a64(std::string_view s, std::uint64_t h = kFnv1aBasis) {
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+  return h;
+}
+
 inline std::uint64_t splitmix64(std::uint64_t& state) {
   std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;

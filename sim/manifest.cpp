@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <simgrid/version.h>
 
+#include "core/rng.hpp"
 #include "vtick_version.hpp"
 
 namespace vtick {
@@ -34,14 +35,8 @@ std::string config_text(const Scenario& sc) {
 }
 
 std::string scenario_hash(const Scenario& sc) {
-  // FNV-1a, 64 bits (offset basis 14695981039346656037, prime 1099511628211): stable
-  // across platforms and builds, enough to tell two configurations apart (not a
-  // cryptographic digest: it guards against mistakes, not against forgery).
-  std::uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : config_text(sc)) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
+  // enough to tell two configurations apart: it guards against mistakes, not forgery
+  std::uint64_t h = fnv1a64(config_text(sc));
   char b[32];
   std::snprintf(b, sizeof b, "fnv1a64:%016llx", static_cast<unsigned long long>(h));
   return b;

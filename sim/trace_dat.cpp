@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 
+#include "core/rng.hpp"
 #include "sim/trace_writer.hpp"
 
 #include "sim/tracecmd_read.h"
@@ -60,13 +61,10 @@ const char* kHeaderEvent =
 // A trace session's ID (trace-cmd draws a random one): here a hash of the run, so the
 // same run gives the same bytes.
 std::uint64_t trace_id(const TraceTopology& t, bool host) {
-  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
-  auto mix = [&h](const std::string& s) {
-    for (unsigned char c : s) {
-      h ^= c;
-      h *= 1099511628211ULL;
-    }
-  };
+  // FNV-1a from a start value one digit short of its basis: kept, so the IDs (and the
+  // trace.dat bytes) stay those of earlier runs
+  std::uint64_t h = 1469598103934665603ULL;
+  auto mix = [&h](const std::string& s) { h = fnv1a64(s, h); };
   mix(t.scenario);
   mix(std::to_string(t.seed));
   mix(host ? "host" : t.guest);
