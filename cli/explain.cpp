@@ -71,7 +71,6 @@ std::string absolute(const std::string& p) {
   return getcwd(b, sizeof b) ? std::string(b) + "/" + p : p;
 }
 
-bool make_dir(const std::string& p) { return mkdir(p.c_str(), 0777) == 0 || errno == EEXIST; }
 
 struct RunReq {
   std::string scenario;
@@ -483,9 +482,8 @@ int cmd_explain(const ExplainOptions& o) {
     std::string stem = o.target.substr(o.target.rfind('/') + 1);
     dir = "results/explain-" + stem.substr(0, stem.rfind('.'));
   }
-  if (!make_dir(dir.substr(0, dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/'))) || !make_dir(dir) ||
-      !make_dir(dir + "/runs")) {
-    spdlog::error("--out {}: cannot create it or {}/runs: {}", dir, dir, std::strerror(errno));
+  if (!make_dirs(dir + "/runs")) {
+    spdlog::error("--out {}: cannot create {}/runs: {}", dir, dir, std::strerror(errno));
     return 2;
   }
   if (o.index >= 0) return run_index(o, dir, target.metric);
@@ -523,7 +521,7 @@ int cmd_explain(const ExplainOptions& o) {
     if (o.collect || o.slurm) {
       if (o.slurm) {
         const int tasks = (static_cast<int>(p.size()) + budget->batch - 1) / budget->batch;
-        if (!make_dir(dir + "/slurm")) {
+        if (!make_dirs(dir + "/slurm")) {
           spdlog::error("--out {}: cannot create {}/slurm", dir, dir);
           return 1;
         }

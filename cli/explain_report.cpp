@@ -2,12 +2,12 @@
 // (gnuplot SVG): the sensitivity ranking and where the best sets land against each band.
 #include <algorithm>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <spdlog/spdlog.h>
-#include <sys/stat.h>
 
 #include "cli/explain.hpp"
 #include "cli/output.hpp"
@@ -70,13 +70,6 @@ json evaluated_json(const ExplainResult& r, const Evaluated& e) {
   return j;
 }
 
-bool run_gnuplot(const std::string& script) {
-  FILE* p = popen("gnuplot 2>&1", "w");
-  if (!p) return false;
-  std::fputs(script.c_str(), p);
-  return pclose(p) == 0;
-}
-
 std::string quote(std::string s) {
   for (auto& c : s)
     if (c == '"') c = '\'';
@@ -84,11 +77,11 @@ std::string quote(std::string s) {
 }
 
 bool figures(const ExplainResult& r, const std::string& dir) {
-  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
-    spdlog::error("explain: the figures need gnuplot (Debian: apt-get install gnuplot-nox)");
+  if (!gnuplot_available("explain's figures")) return false;
+  if (!make_dirs(dir + "/figures")) {
+    spdlog::error("explain: cannot create {}/figures: {}", dir, std::strerror(errno));
     return false;
   }
-  mkdir((dir + "/figures").c_str(), 0777);
   // the ranking: mu* on the distance, the 15 most influential
   std::string s = "set terminal svg size 900,520 dynamic font 'sans,11' noenhanced\nset output " + quote(dir + "/figures/sensitivity.svg") +
                   "\nset title " + quote("Morris screening: influence on the distance to the signature (mu*, with sigma)") +

@@ -208,6 +208,36 @@ bool OutputFile::commit() {
   return true;
 }
 
+bool make_dirs(const std::string& path) {
+  std::string p;
+  std::size_t i = 0;
+  while (i != std::string::npos) {
+    i = path.find('/', i + 1);
+    p = path.substr(0, i);
+    if (!p.empty() && mkdir(p.c_str(), 0777) != 0 && errno != EEXIST) return false;
+  }
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return false;
+  if (!S_ISDIR(st.st_mode)) {
+    errno = ENOTDIR;
+    return false;
+  }
+  return true;
+}
+
+bool gnuplot_available(const char* who) {
+  if (std::system("command -v gnuplot >/dev/null 2>&1") == 0) return true;
+  spdlog::error("{} needs gnuplot (Debian: apt-get install gnuplot-nox)", who);
+  return false;
+}
+
+bool run_gnuplot(const std::string& script) {
+  FILE* p = popen("gnuplot 2>&1", "w");
+  if (!p) return false;
+  std::fwrite(script.data(), 1, script.size(), p);
+  return pclose(p) == 0;
+}
+
 bool write_output(const std::string& option, const std::string& path, const std::string& text) {
   OutputFile out(option, path);
   if (!out.open()) return false;

@@ -45,4 +45,13 @@ class OutputFile {
 // The whole text at once through an OutputFile; false after logging.
 bool write_output(const std::string& option, const std::string& path, const std::string& text);
 
+// mkdir -p: `path` and every missing parent; false with errno set (ENOTDIR when a part of
+// it is not a directory).
+bool make_dirs(const std::string& path);
+
+// Figures: whether gnuplot is there (else logs that `who` needs it, with the Debian
+// package), and a script piped to it (false when gnuplot failed).
+bool gnuplot_available(const char* who);
+bool run_gnuplot(const std::string& script);
+
 }  // namespace vtick

@@ -6,17 +6,18 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
-#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 
 namespace vtick {
 
@@ -257,13 +258,6 @@ std::string gnuplot_script(const std::string& base, const std::string& title, co
   return g.str();
 }
 
-bool run_gnuplot(const std::string& script) {
-  FILE* p = popen("gnuplot 2>&1", "w");
-  if (!p) return false;
-  std::fwrite(script.data(), 1, script.size(), p);
-  return pclose(p) == 0;
-}
-
 std::string at_text(const Filter& at) {
   std::string s;
   for (const auto& [k, v] : at) s += (s.empty() ? "" : ", ") + k + " = " + v;
@@ -332,10 +326,7 @@ int cmd_plot(const PlotOptions& o) {
         return bad("--counters: '" + c + "' is not a metric of " + o.dir + "/summary.csv (one of: " + known + ")");
       }
   }
-  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
-    spdlog::error("plot needs gnuplot (Debian: apt-get install gnuplot-nox)");
-    return 1;
-  }
+  if (!gnuplot_available("plot")) return 1;
   const std::vector<Axis> axes = axes_of(sum);
   // Every axis a figure does not draw is fixed: by --at (on it or a key that follows it),
   // else at 2 vCPUs when swept (the reported shape), else at its first value.
@@ -355,7 +346,10 @@ int cmd_plot(const PlotOptions& o) {
   auto where = [](const Filter& f) { return f.empty() ? std::string() : " (" + at_text(f) + ")"; };
 
   std::string out = o.dir + "/plots";
-  mkdir(out.c_str(), 0777);
+  if (!make_dirs(out)) {
+    spdlog::error("plot: cannot create {}: {}", out, std::strerror(errno));
+    return 1;
+  }
   std::string sweep = o.dir;
   while (sweep.size() > 1 && sweep.back() == '/') sweep.pop_back();
   sweep = sweep.substr(sweep.find_last_of('/') == std::string::npos ? 0 : sweep.find_last_of('/') + 1);

@@ -8,7 +8,6 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/commands.hpp"
@@ -27,23 +26,6 @@ namespace vtick {
 using json = nlohmann::ordered_json;
 
 namespace {
-
-bool make_dirs(const std::string& path) {
-  std::string p;
-  std::size_t i = 0;
-  while (i != std::string::npos) {
-    i = path.find('/', i + 1);
-    p = path.substr(0, i);
-    if (!p.empty() && mkdir(p.c_str(), 0777) != 0 && errno != EEXIST) return false;
-  }
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) return false;
-  if (!S_ISDIR(st.st_mode)) {
-    errno = ENOTDIR;
-    return false;
-  }
-  return true;
-}
 
 std::string run_file(const std::string& dir, int index) {
   char b[32];
