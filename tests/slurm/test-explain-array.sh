@@ -8,36 +8,10 @@
 # reports differ; 77 (skipped) without root.
 #   usage: tests/slurm/test-explain-array.sh VTICK SRCDIR
 set -eu
-[ $# -eq 2 ] || { echo "usage: $0 VTICK SRCDIR" >&2; exit 2; }
-abs() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
-VTICK=$(abs "$1")
-SRC=$(abs "$2")
-CLUSTER=$SRC/tests/slurm/cluster.sh
+. "$(dirname "$0")/harness.sh"
+slurm_test_begin test-explain-array "$@"
 TARGET=$SRC/tests/data/explain-mini.toml
-[ -x "$VTICK" ] || { echo "test-explain-array: $VTICK is not an executable" >&2; exit 2; }
-[ -f "$TARGET" ] || { echo "test-explain-array: no $TARGET" >&2; exit 2; }
-
-T0=$(date +%s)
-D=$(mktemp -d "${TMPDIR:-/tmp}/vtick-slurm.XXXXXX")
-cleanup() {
-  rc=$?
-  trap - EXIT INT TERM HUP
-  [ -z "${SW:-}" ] || kill -TERM "$SW" 2>/dev/null || true
-  sh "$CLUSTER" stop "$D" || { echo "test-explain-array: FAIL: the cluster did not stop cleanly" >&2; rc=1; }
-  if [ "${SLURM_TEST_KEEP:-0}" = 1 ]; then echo "test-explain-array: kept $D" >&2; else rm -rf "$D"; fi
-  echo "test-explain-array: whole cycle: $(($(date +%s) - T0)) s" >&2
-  exit $rc
-}
-trap cleanup EXIT
-trap 'echo "test-explain-array: interrupted" >&2; exit 1' INT TERM HUP
-fail() { echo "test-explain-array: FAIL: $*" >&2; exit 1; }
-
-rc=0
-env=$(SLURM_TEST_OWNER_PID=$$ sh "$CLUSTER" start "$D") || rc=$?
-[ $rc -eq 0 ] || { [ $rc -eq 77 ] && exit 77; fail "the cluster did not start (exit $rc)"; }
-eval "$env"
-cp "$VTICK" "$D/vtick"  # a relink of the build's vtick meanwhile cannot reach the tasks
-VTICK=$D/vtick
+[ -f "$TARGET" ] || fail "no $TARGET"
 
 rounds=0
 while :; do

@@ -7,48 +7,9 @@
 #   usage: tests/slurm/test-sweep-array.sh VTICK SRCDIR
 # SLURM_TEST_KEEP=1 keeps the temporary directory (logs, results) for a look afterwards.
 set -eu
-[ $# -eq 2 ] || { echo "usage: $0 VTICK SRCDIR" >&2; exit 2; }
-abs() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
-VTICK=$(abs "$1")
-SRC=$(abs "$2")
-CLUSTER=$SRC/tests/slurm/cluster.sh
-[ -x "$VTICK" ] || { echo "test-sweep-array: $VTICK is not an executable" >&2; exit 2; }
-[ -f "$SRC/scenarios/default.toml" ] || { echo "test-sweep-array: no $SRC/scenarios/default.toml" >&2; exit 2; }
-
-T0=$(date +%s)
-D=$(mktemp -d "${TMPDIR:-/tmp}/vtick-slurm.XXXXXX")
-cleanup() {
-  rc=$?
-  trap - EXIT INT TERM HUP
-  [ -z "${SW:-}" ] || kill -TERM "$SW" 2>/dev/null || true
-  sh "$CLUSTER" stop "$D" || { echo "test-sweep-array: FAIL: the cluster did not stop cleanly" >&2; rc=1; }
-  if [ "${SLURM_TEST_KEEP:-0}" = 1 ]; then
-    echo "test-sweep-array: kept $D" >&2
-  else
-    rm -rf "$D"
-    [ $rc -eq 0 ] || [ $rc -eq 77 ] || echo "test-sweep-array: $D removed; SLURM_TEST_KEEP=1 keeps it (logs, task output, results)" >&2
-  fi
-  echo "test-sweep-array: whole cycle (install check, start, array, collect, local sweep, compare, stop): $(($(date +%s) - T0)) s" >&2
-  exit $rc
-}
-trap cleanup EXIT
-trap 'echo "test-sweep-array: interrupted" >&2; exit 1' INT TERM HUP
-
-fail() { echo "test-sweep-array: FAIL: $*" >&2; exit 1; }
-
-rc=0
-# the watchdog (SLURM_TEST_OWNER_PID) stops the cluster even when this script is killed
-# (ctest's timeout) before its trap runs
-env=$(SLURM_TEST_OWNER_PID=$$ sh "$CLUSTER" start "$D") || rc=$?
-[ $rc -eq 0 ] || { [ $rc -eq 77 ] && exit 77; fail "the cluster did not start (exit $rc)"; }
-eval "$env"
-T1=$(date +%s)
-
-# A copy of the vtick under test (no RPATH, only system libraries), used by the array
-# tasks and the local sweep alike: a relink of the build's vtick meanwhile (a build in
-# another shell) cannot make a task fail with "Permission denied" or mix two binaries.
-cp "$VTICK" "$D/vtick"
-VTICK=$D/vtick
+. "$(dirname "$0")/harness.sh"
+slurm_test_begin test-sweep-array "$@"
+[ -f "$SRC/scenarios/default.toml" ] || fail "no $SRC/scenarios/default.toml"
 
 # 2 policies x 2 seeds = 4 points of 100 ms simulated
 cat > "$D/sweep.toml" <<EOF
