@@ -35,23 +35,25 @@ bool GuestCpu::vtime_cpu() const { return k_.tick_nohz_full_cpu(id_); }
 // vtime_user_exit() -> vtime_account_user() leaving user space, vtime_user_enter() ->
 // vtime_account_system() leaving the kernel (interrupts included: no
 // CONFIG_IRQ_TIME_ACCOUNTING split here); idle and a halted CPU are not vtime's.
+static Cputime vtime_column(GuestCpuState s) {  // Count: not vtime's
+  return s == GuestCpuState::User ? Cputime::User
+         : s == GuestCpuState::Sys || s == GuestCpuState::Irq ? Cputime::System
+                                                             : Cputime::Count;
+}
+
 void GuestCpu::vtime_account_state(GuestCpuState leaving, sim_ns t) {
   sim_ns delta = t - vtime_start_;
   vtime_start_ = t;
-  if (delta <= 0) return;
-  if (leaving == GuestCpuState::User) cputime_.vtime_account(Cputime::User, delta, hw_->steal_clock());
-  else if (leaving == GuestCpuState::Sys || leaving == GuestCpuState::Irq) cputime_.vtime_account(Cputime::System, delta, hw_->steal_clock());
+  Cputime c = vtime_column(leaving);
+  if (delta > 0 && c != Cputime::Count) cputime_.vtime_account(c, delta, hw_->steal_clock());
 }
 
 Kcpustat GuestCpu::proc_stat(sim_ns t) {
   Kcpustat k = k_.params().cputime == CputimeScheme::New ? cputime_.proc_stat_new(t, hw_->steal_clock())
                                                          : cputime_.proc_stat_old(online_, t);
   // kcpustat_cpu_fetch_vtime(): a reader also sees the vtime delta still running
-  if (vtime_cpu() && t > vtime_start_) {
-    GuestCpuState s = state();
-    if (s == GuestCpuState::User) k[static_cast<std::size_t>(Cputime::User)] += t - vtime_start_;
-    else if (s == GuestCpuState::Sys || s == GuestCpuState::Irq) k[static_cast<std::size_t>(Cputime::System)] += t - vtime_start_;
-  }
+  Cputime c = vtime_column(state());
+  if (vtime_cpu() && t > vtime_start_ && c != Cputime::Count) k[static_cast<std::size_t>(c)] += t - vtime_start_;
   return k;
 }
 
@@ -140,7 +142,7 @@ void GuestCpu::go_offline() {
   std::vector<Task*> moving = rq;
   rq.clear();
   for (Task* t : moving) {
-    GuestCpu& to = k_.cpu(k_.select_fallback_rq(*t, id_));
+    GuestCpu& to = k_.cpu(k_.select_fallback_rq(*t));
     if (tracing()) trace::sched_migrate_task(now(), id_, t->pid, id_, to.id(), "hotplug");
     t->vruntime = t->vruntime - min_vruntime + to.min_vruntime;
     ++k_.sched_stats.migrate_hotplug;

@@ -173,7 +173,7 @@ int GuestKernel::select_task_rq_fair(Task& p, GuestCpu& waker, bool sync) {
   int chosen = select_idle_sibling(p, prev, new_cpu);
   // select_task_rq(): !is_cpu_allowed() -> select_fallback_rq() (the affinity widened
   // when no CPU of it is online)
-  if (!allowed_on(p, chosen) || !cpus_[static_cast<size_t>(chosen)]->online()) chosen = select_fallback_rq(p, prev);
+  if (!allowed_on(p, chosen) || !cpus_[static_cast<size_t>(chosen)]->online()) chosen = select_fallback_rq(p);
   if (chosen == prev) ++sched_stats.wake_to_prev;
   else if (chosen == cpu) ++sched_stats.wake_to_waker;
   else ++sched_stats.wake_to_idle;

@@ -83,7 +83,7 @@ int GuestKernel::first_online_cpu() const {
   return 0;
 }
 
-int GuestKernel::select_fallback_rq(Task& p, int dead) {
+int GuestKernel::select_fallback_rq(Task& p) {
   for (int pass = 0; pass < 2; ++pass) {
     for (const auto& c : cpus_)
       if (c->online() && !c->offline_pending && allowed_on(p, c->id())) return c->id();

@@ -225,9 +225,9 @@ class GuestKernel {
 
   // CPU hotplug (kernel/cpu.c), driven by the scenario's guest.hotplug events.
   void cpu_down(int cpu);  // the caller also interrupts the CPU so it notices
-  // select_fallback_rq(): an online CPU task p may run on, for a task leaving `dead`;
+  // select_fallback_rq(): an online CPU task p may run on (one node: the first such);
   // none in its affinity: the affinity widens to every CPU (cpuset fallback) first.
-  int select_fallback_rq(Task& p, int dead);
+  int select_fallback_rq(Task& p);
   int first_online_cpu() const;
 
   void try_to_wake_up(Task& p, GuestCpu& waker);
