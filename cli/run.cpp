@@ -224,7 +224,7 @@ int cmd_run(const RunOptions& o) {
   // /proc/stat's column order: user nice system idle iowait irq softirq steal
   static constexpr Cputime kProcStat[] = {Cputime::User, Cputime::Nice, Cputime::System, Cputime::Idle,
                                           Cputime::Iowait, Cputime::Irq, Cputime::Softirq, Cputime::Steal};
-  std::string doc = results_json(sc, r, o.timing);
+  std::vector<std::string> extra;
   if (ps_every > 0) {
     std::string rows, csv = "t_ns,cpu";
     for (Cputime c : kProcStat) csv += std::string(",") + cputime_name(c) + "_ns";
@@ -238,13 +238,11 @@ int cmd_run(const RunOptions& o) {
     std::string cols = "[\"t_ns\",\"cpu\"";
     for (Cputime c : kProcStat) cols += std::string(",\"") + cputime_name(c) + "_ns\"";
     cols += "]";
-    // one more section before the document's closing brace (results_json ends "\n}\n")
-    doc.resize(doc.size() - 3);
-    doc += ",\n  \"proc_stat\": {\"scheme\": \"" + std::string(enum_name(sc.guest.cputime)) + "\", \"interval_ns\": " +
-           std::to_string(ps_every) + ", \"columns\": " + cols + ", \"samples\": [" + rows + "]}\n}\n";
+    extra.push_back("\"proc_stat\": {\"scheme\": \"" + std::string(enum_name(sc.guest.cputime)) + "\", \"interval_ns\": " +
+                    std::to_string(ps_every) + ", \"columns\": " + cols + ", \"samples\": [" + rows + "]}");
     if (o.given.count("--proc-stat-csv") && !write_output("--proc-stat-csv", o.proc_stat_csv, csv)) status = 1;
   }
-  if (o.given.count("--json") && !write_output("--json", o.json_path, doc)) status = 1;
+  if (o.given.count("--json") && !write_output("--json", o.json_path, results_json(sc, r, o.timing, extra))) status = 1;
   // The table is for people: on stderr when the data goes to stdout.
   if (!o.quiet || r.failed) print_run_table(r.failed || on_stdout ? stderr : stdout, sc, r);
   if (r.failed) {

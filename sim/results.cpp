@@ -120,7 +120,7 @@ std::vector<Headline> headlines(const Scenario& sc, const RunResult& r) {
   return h;
 }
 
-std::string results_json(const Scenario& sc, const RunResult& r, bool timing) {
+std::string results_json(const Scenario& sc, const RunResult& r, bool timing, const std::vector<std::string>& extra) {
   json j;
   json& man = j["manifest"];
   man = manifest_json(sc, {sc.run.seed});
@@ -160,8 +160,9 @@ std::string results_json(const Scenario& sc, const RunResult& r, bool timing) {
   std::string text = j.dump(2);
   text.resize(text.size() - 2);  // "\n}"
   text += ",\n  \"histograms\": {\n    \"wake_latency\": " + hist(r.wake_latency).dump() + ",\n    \"op_latency\": " +
-          hist(r.op_latency).dump() + "\n  }\n}\n";
-  return text;
+          hist(r.op_latency).dump() + "\n  }";
+  for (const auto& e : extra) text += ",\n  " + e;
+  return text + "\n}\n";
 }
 
 void print_run_table(std::FILE* out, const Scenario& sc, const RunResult& r) {

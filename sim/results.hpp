@@ -22,7 +22,9 @@ std::vector<Headline> headlines(const Scenario& sc, const RunResult& r);
 
 // The results document. Wall-clock fields (which differ run to run) are included
 // only with `timing`, so that the same scenario and seed give byte-identical files.
-std::string results_json(const Scenario& sc, const RunResult& r, bool timing);
+// `extra`: further top-level sections as JSON text ("\"proc_stat\": {...}"), each on one
+// line after the histograms (vtick run --proc-stat).
+std::string results_json(const Scenario& sc, const RunResult& r, bool timing, const std::vector<std::string>& extra = {});
 
 void print_run_table(std::FILE* out, const Scenario& sc, const RunResult& r);
 
