@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <queue>
 #include <unordered_map>
 #include <vector>
 
+#include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Host.hpp>
-#include <simgrid/s4u/Semaphore.hpp>
+#include <simgrid/simix.hpp>
 
 #include "core/warn.hpp"
 
@@ -25,8 +25,9 @@ struct HostRate {
 namespace {
 
 struct Slot {
-  sg4::SemaphorePtr sem;     // parked on it while another actor runs
+  sg4::Actor* actor = nullptr;  // not owned: the slot dies with the engine's actors
   std::uint64_t seq = 0;     // its entry in the queue; 0: none
+  long pos = -1;             // its entry's index in the heap; -1: none
   bool first = false;        // goes first among the actors due at one instant
   bool alive = false;
   sim_ns at = KTIME_MAX;     // its entry's time (KTIME_MAX: none)
@@ -42,16 +43,10 @@ struct Slot {
 // the two simple rules, last-queued-first is what SimGrid's scheduler gives statistically
 // (docs/performance.md: first-queued-first moves mutex contention on A1.Flex.2 OLTP by
 // +7 % and transactions/s by +0.45 %, last-queued-first matches the reference).
+// An entry: (at, first, seq) of a slot; at most one per actor.
 struct Entry {
   sim_ns at;
-  bool later;  // not a first-at-ties actor
-  std::uint64_t seq;
   long pid;
-  bool operator>(const Entry& o) const {
-    if (at != o.at) return at > o.at;
-    if (later != o.later) return later;
-    return seq < o.seq;
-  }
 };
 
 sim_ns g_now = 0;      // the running actor's time (in a local stretch, ahead of others')
@@ -60,7 +55,7 @@ long g_running = -1;  // the actor that holds control (or was just handed it)
 std::uint64_t g_seq = 0, g_handoffs = 0, g_run_aheads = 0;
 bool g_deadlock = false;
 std::vector<Slot> g_slots;  // by SimGrid pid
-std::priority_queue<Entry, std::vector<Entry>, std::greater<>> g_queue;
+std::vector<long> g_heap;   // the queued actors' pids, a binary heap (Slot::pos indexes it)
 std::unordered_map<const sg4::Host*, HostRate> g_hosts;  // looked up, never iterated
 // a direct-mapped cache in front of it (the map's nodes do not move)
 constexpr std::size_t kHostCache = 64;
@@ -71,32 +66,93 @@ std::function<void(sim_ns)> g_time_hook;
 // Every actor that blocks here was added (add_actor) and has its slot.
 Slot& slot(long pid) { return g_slots[static_cast<std::size_t>(pid)]; }
 
-// Entries are never removed from the middle: re-queueing an actor gives it a new seq and
-// leaves the old entry behind, dropped when it reaches the top.
-void drop_stale() {
-  while (!g_queue.empty() && g_slots[static_cast<std::size_t>(g_queue.top().pid)].seq != g_queue.top().seq) g_queue.pop();
+// The queue is a binary heap of pids whose slots know their position, so that re-queueing
+// an actor moves its one entry (no stale entries left behind to skip).
+bool before(long a, long b) {
+  const Slot& x = slot(a);
+  const Slot& y = slot(b);
+  if (x.at != y.at) return x.at < y.at;
+  if (x.first != y.first) return x.first;
+  return x.seq > y.seq;
 }
+void place(std::size_t i, long pid) {
+  g_heap[i] = pid;
+  slot(pid).pos = static_cast<long>(i);
+}
+void sift_up(std::size_t i) {
+  long pid = g_heap[i];
+  while (i > 0 && before(pid, g_heap[(i - 1) / 2])) {
+    place(i, g_heap[(i - 1) / 2]);
+    i = (i - 1) / 2;
+  }
+  place(i, pid);
+}
+void sift_down(std::size_t i) {
+  long pid = g_heap[i];
+  for (;;) {
+    std::size_t c = 2 * i + 1;
+    if (c >= g_heap.size()) break;
+    if (c + 1 < g_heap.size() && before(g_heap[c + 1], g_heap[c])) ++c;
+    if (!before(g_heap[c], pid)) break;
+    place(i, g_heap[c]);
+    i = c;
+  }
+  place(i, pid);
+}
+void unqueue(long pid) {
+  Slot& s = slot(pid);
+  s.seq = 0;
+  s.at = KTIME_MAX;
+  if (s.pos < 0) return;
+  auto i = static_cast<std::size_t>(s.pos);
+  s.pos = -1;
+  long last = g_heap.back();
+  g_heap.pop_back();
+  if (i == g_heap.size()) return;
+  place(i, last);
+  sift_up(i);
+  sift_down(static_cast<std::size_t>(slot(last).pos));
+}
+bool queue_empty() { return g_heap.empty(); }
+Entry queue_top() { return {slot(g_heap[0]).at, g_heap[0]}; }
 
 void queue(long pid, sim_ns at) {
   Slot& s = slot(pid);
   s.seq = ++g_seq;
   s.at = at;
-  g_queue.push({at, !s.first, s.seq, pid});
+  if (s.pos < 0) {
+    g_heap.push_back(pid);
+    s.pos = static_cast<long>(g_heap.size() - 1);
+  }
+  auto i = static_cast<std::size_t>(s.pos);
+  sift_up(i);
+  sift_down(static_cast<std::size_t>(slot(pid).pos));
 }
 
-// Control to `e`'s actor, whose semaphore the caller releases; the caller then parks or ends.
-void hand_to(const Entry& e) {
-  g_running = e.pid;
+// A parked actor is a suspended SimGrid actor; control passes in two simcalls, as with a
+// semaphore but without an activity to allocate: resume the next actor, then suspend the
+// caller. Maestro handles the simcalls of one scheduling round in the order their actors
+// ran, and each actor reads g_running just before it parks, so no wake-up is lost: an
+// actor that parked first is resumed after, one that runs after the hand-off goes on.
+void resume(long to) {
+  simgrid::kernel::actor::simcall_answered([a = slot(to).actor] {
+    if (a->is_suspended()) a->resume();  // else it has not parked yet, and will not
+  });
+}
+void park(long self) {
+  while (g_running != self) simgrid::s4u::this_actor::suspend();
+}
+// Control to `to`; the caller (if `self` >= 0) parks until it is handed control again.
+void hand_to(long to, long self) {
+  g_running = to;
   ++g_handoffs;
-  g_slots[static_cast<std::size_t>(e.pid)].sem->release();
+  resume(to);
+  if (self >= 0) park(self);
 }
 
 Entry pop() {
-  Entry e = g_queue.top();
-  g_queue.pop();
-  Slot& s = g_slots[static_cast<std::size_t>(e.pid)];
-  s.seq = 0;
-  s.at = KTIME_MAX;
+  Entry e = queue_top();
+  unqueue(e.pid);
   return e;
 }
 
@@ -132,26 +188,23 @@ void end_stretch_if_reached(long self) {
 
 // Gives control to the earliest queued actor; returns once the caller is picked again.
 void pass_on(long self) {
-  drop_stale();
-  if (g_queue.empty()) {
+  if (queue_empty()) {
     // every actor waits for a ring nobody can send: what SimGrid calls a deadlock
     g_deadlock = true;
     g_running = -1;
-    slot(self).sem->acquire();  // SimGrid then finds every actor blocked and ends the run
+    simgrid::s4u::this_actor::suspend();  // SimGrid then finds every actor blocked and ends the run
     return;
   }
   Entry e = pop();
   set_now(e.at);
   if (e.pid == self) return;
-  hand_to(e);
-  slot(self).sem->acquire();
+  hand_to(e.pid, self);
 }
 
 void block(long self, sim_ns at) {
-  drop_stale();
   // nobody is due before `at`; one due at `at` too would follow it (queued earlier), unless
   // it is an observer and the caller is not
-  if (at != KTIME_MAX && (g_queue.empty() || g_queue.top().at > at || (g_queue.top().at == at && (slot(self).first || g_queue.top().later)))) {
+  if (at != KTIME_MAX && (queue_empty() || queue_top().at > at || (queue_top().at == at && (slot(self).first || !slot(g_heap[0]).first)))) {
     set_now(at);
     end_stretch_if_reached(self);
     return;
@@ -180,6 +233,13 @@ HostRate& rate_of(sg4::Host* h) {
   return r;
 }
 
+// std::llround() of x >= 0 without the libm call (this runs on every piece of work): the
+// integer part, up by one when the fraction is a half or more (x - floor(x) is exact).
+sim_ns round_ns(double x) {
+  auto r = static_cast<sim_ns>(x);
+  return x - static_cast<double>(r) >= 0.5 ? r + 1 : r;
+}
+
 double per_ns(const HostRate& h) { return h.speed / 1e9 / static_cast<double>(h.works.size()); }
 
 // The works' progress up to `t` at the rate they had.
@@ -197,7 +257,7 @@ void retime(HostRate& h) {
   if (h.works.empty()) return;
   double rate = h.speed / static_cast<double>(h.works.size());
   for (Work* w : h.works) {
-    w->end = w->since + static_cast<sim_ns>(std::llround(w->left * 1e9 / rate));
+    w->end = w->since + round_ns(w->left * 1e9 / rate);
     Slot& s = slot(w->pid);
     if (s.work == w && w->pid != g_running) queue(w->pid, std::min(s.deadline, w->end));
   }
@@ -206,16 +266,12 @@ void retime(HostRate& h) {
 }  // namespace
 
 void reset() {
-  // An actor left parked (a run that deadlocked) still holds its semaphore, and SimGrid
-  // aborts when a semaphore in use is destroyed: such slots are kept for good.
-  static auto* kept = new std::vector<Slot>();
-  if (g_deadlock) kept->insert(kept->end(), g_slots.begin(), g_slots.end());
   g_now = g_reached = 0;
   g_running = -1;
   g_seq = g_handoffs = g_run_aheads = 0;
   g_deadlock = false;
   g_slots.clear();
-  g_queue = {};
+  g_heap.clear();
   g_hosts.clear();
   std::fill(std::begin(g_cache_key), std::end(g_cache_key), nullptr);
   g_time_hook = nullptr;
@@ -223,14 +279,14 @@ void reset() {
 
 sim_ns now() { return g_now; }
 
-void add_actor(long pid, sim_ns at, bool first_at_ties) {
-  auto i = static_cast<std::size_t>(pid);
+void add_actor(sg4::Actor* actor, sim_ns at, bool first_at_ties) {
+  auto i = static_cast<std::size_t>(actor->get_pid());
   if (i >= g_slots.size()) g_slots.resize(i + 1);
   Slot& s = g_slots[i];
-  s.sem = sg4::Semaphore::create(0);
+  s.actor = actor;
   s.first = first_at_ties;
   s.alive = true;
-  queue(pid, at);
+  queue(actor->get_pid(), at);
 }
 
 void actor_start(long pid) {
@@ -239,25 +295,23 @@ void actor_start(long pid) {
     pass_on(pid);
     return;
   }
-  slot(pid).sem->acquire();
+  park(pid);  // goes on at once if it was handed control before SimGrid first ran it
 }
 
 void actor_end(long pid) {
+  unqueue(pid);
   Slot& s = slot(pid);
-  s.seq = 0;
-  s.at = KTIME_MAX;
   s.promise = 0;
   s.alive = false;
   s.bell = nullptr;
   s.work = nullptr;
-  drop_stale();
-  if (g_queue.empty()) {
+  if (queue_empty()) {
     g_running = -1;
     return;
   }
   Entry e = pop();
   set_now(e.at);
-  hand_to(e);
+  hand_to(e.pid, -1);
 }
 
 Woken wait(Bell* bell, Work* work, sim_ns deadline) {
@@ -308,7 +362,7 @@ void work_start(Work& w, sg4::Host* host, sim_ns nominal) {
 sim_ns work_stop(Work& w) {
   HostRate& h = *w.host;
   settle(h, g_now);
-  sim_ns left = w.end <= g_now ? 0 : std::max<sim_ns>(0, std::llround(w.left));
+  sim_ns left = w.end <= g_now ? 0 : round_ns(std::max(0.0, w.left));
   h.works.erase(std::find(h.works.begin(), h.works.end(), &w));
   w.host = nullptr;
   retime(h);

@@ -3,8 +3,8 @@
 // of core/sg.hpp), but time and the choice of who runs next are vtick's: exactly one actor
 // runs at a time, the one whose next event is earliest (ties: observers, then the one
 // queued last, as SimGrid's scheduler gives statistically), and
-// control passes to another actor through its semaphore only when the next event is that
-// actor's. A step whose next event is the running actor's own costs no SimGrid call at all.
+// control passes to another actor (one simcall: suspend the caller, resume it) only when
+// the next event is that actor's. A step whose next event is the running actor's own costs no SimGrid call at all.
 // Work in flight is timed here too: its end follows its hardware thread's speed, which
 // changes with the SMT sibling's activity class (the rule the SimGrid platform's pstates
 // encode: platform/hw_thread.cpp), and is shared equally by the works on one thread, as
@@ -37,7 +37,7 @@ struct Work {
   ~Work();
 };
 
-void add_actor(long pid, sim_ns at, bool first_at_ties);  // spawned: runnable from `at`
+void add_actor(simgrid::s4u::Actor* actor, sim_ns at, bool first_at_ties);  // spawned: runnable from `at`
 void actor_start(long pid);           // an actor's first act: wait to be picked
 void actor_end(long pid);             // an actor ends: pass control on
 
@@ -52,7 +52,7 @@ sim_ns work_stop(Work& w);  // the nominal ns it had left (0 when it completed)
 void set_pstate(simgrid::s4u::Host* host, unsigned long pstate);
 double speed(simgrid::s4u::Host* host);  // nominal ns of work per ns, times 1e9
 
-std::uint64_t handoffs();  // times control passed to another actor (each a SimGrid semaphore)
+std::uint64_t handoffs();  // times control passed to another actor (each one SimGrid simcall)
 std::uint64_t run_aheads();  // steps a local stretch took past other actors' entries
 
 // Local stretches (core/sg.hpp promise_local_until()): the running actor's promise, and

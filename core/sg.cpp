@@ -268,7 +268,7 @@ void spawn_actor(const std::string& name, sg4::Host* host, std::function<void()>
       fail_simulation("actor " + name + ": unknown exception");
     }
   });
-  if (own_on()) own::add_actor(a->get_pid(), now(), first_at_ties);
+  if (own_on()) own::add_actor(a.get(), now(), first_at_ties);
   else wake_slot(a->get_pid()) = from_seconds(sg4::Engine::get_clock());  // runnable from now
 }
 

@@ -146,16 +146,19 @@ int GuestKernel::sched_balance_rq(GuestCpu& self, GuestCpu& dst, SchedDomain& sd
   // update_sd_lb_stats(): per group, tasks, idle CPUs, load
   SgStats local, busiest;
   bool have_busiest = false;
+  cpu_loads(now, lb_loads_);  // one pass over the tasks, not one per CPU of the domain
   for (std::uint64_t g : sd.groups) {
     SgStats s;
     s.span = g;
-    for (int c = 0; c < nr_cpus(); ++c) {
-      if (!((g >> c) & 1ULL) || !cpus_[static_cast<size_t>(c)]->online()) continue;
+    for (std::uint64_t m = g; m; m &= m - 1) {  // the group's CPUs, lowest first
+      int c = __builtin_ctzll(m);
+      if (c >= nr_cpus()) break;
+      if (!cpus_[static_cast<size_t>(c)]->online()) continue;
       const GuestCpu& cc = *cpus_[static_cast<size_t>(c)];
       ++s.weight;
       s.sum_nr_running += cc.nr_running();
       s.idle_cpus += cc.idle_cpu();
-      s.load += cpu_load(c, now);
+      s.load += lb_loads_[static_cast<size_t>(c)];
     }
     // group_classify(): more tasks than CPUs is overloaded; no idle CPU is fully busy
     s.type = s.sum_nr_running > s.weight ? GroupType::Overloaded : s.idle_cpus == 0 ? GroupType::FullyBusy : GroupType::HasSpare;

@@ -20,6 +20,14 @@ double GuestKernel::cpu_load(int cpu, sim_ns now) const {
   return sum;
 }
 
+// cpu_load() of every CPU at once (the same sums, in the same order).
+void GuestKernel::cpu_loads(sim_ns now, std::vector<double>& out) const {
+  out.assign(cpus_.size(), 0.0);
+  for (const auto& t : tasks_)
+    if (t->state != TaskState::Exited && t->cpu >= 0 && static_cast<std::size_t>(t->cpu) < out.size())
+      out[static_cast<std::size_t>(t->cpu)] += weighted_load(*t, now, runnable(*t));
+}
+
 double GuestKernel::blocked_load(int cpu, sim_ns now) const {
   double sum = 0;
   for (const auto& t : tasks_)

@@ -244,6 +244,7 @@ class GuestKernel {
   int select_idle_cpu(Task& p, int target, bool has_idle_core);
   bool core_idle(int cpu) const;
   double cpu_load(int cpu, sim_ns now) const;      // cfs_rq->avg.load_avg (with blocked load)
+  void cpu_loads(sim_ns now, std::vector<double>& out) const;  // cpu_load() of every CPU
   double blocked_load(int cpu, sim_ns now) const;  // the part of sleeping tasks last on it
   bool vcpu_is_preempted(int cpu) const;
   bool cpus_share_cache(int a, int b) const { return a >= 0 && b >= 0; }  // one LLC
@@ -304,6 +305,7 @@ class GuestKernel {
   sim_ns tick_nsec_;
   std::vector<std::unique_ptr<GuestCpu>> cpus_;
   std::deque<std::unique_ptr<Task>> tasks_;
+  std::vector<double> lb_loads_;  // sched_balance_rq()'s cpu_loads(), kept to avoid an allocation
   std::unique_ptr<Packing> packing_;
   std::vector<int> pack_nr_;
   std::vector<bool> pack_idle_;
