@@ -12,6 +12,15 @@
 
 using namespace vtick;
 
+namespace {
+// Files vtick writes, whose empty name check_output() reports itself (with what to give).
+bool is_output_option(const std::string& name) {
+  for (const char* o : {"--json", "--events", "--trace", "--ftrace", "--trace-dat", "--proc-stat-csv", "--svg"})
+    if (name == o) return true;
+  return false;
+}
+}  // namespace
+
 int main(int argc, char** argv) {
   init_logging();
   set_command_line(argc, argv);  // for the manifest of every JSON written
@@ -140,17 +149,23 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   if (int rc = apply_log_options(log)) return rc;
+  // An empty value given is an error, never the default (--seed '' ran with run.seed = 1);
+  // output paths say more themselves (check_output).
+  for (const CLI::App* sub : app.get_subcommands())
+    for (const CLI::Option* o : sub->get_options()) {
+      if (o->get_type_size() == 0 || o->count() == 0 || o->get_name().rfind("--", 0) != 0) continue;
+      for (const std::string& v : o->results())
+        if (v.empty() && !is_output_option(o->get_name())) {
+          spdlog::error("{}: empty value ({})", o->get_name(), o->get_description());
+          return 2;
+        }
+    }
   try {
     if (*r) {
       for (const char* opt : {"--json", "--events", "--trace", "--ftrace", "--trace-dat", "--proc-stat", "--proc-stat-csv"})
         if (r->count(opt)) run.given.insert(opt);
-      // an empty value given is an error, not the scenario's own value
-      for (auto [opt, val, what] : {std::tuple{"--seed", &seed, "an integer, e.g. --seed 3"},
-                                    std::tuple{"--duration", &duration, "a duration, e.g. --duration 10s"}})
-        if (r->count(opt) && val->empty()) {
-          spdlog::error("{}: empty value; give {}", opt, what);
-          return 2;
-        }
+      if (!seed.empty()) check_option_value("--seed", "run.seed", seed);
+      if (!duration.empty()) check_option_value("--duration", "run.duration", duration);
       if (!seed.empty()) run.sets.push_back("run.seed=" + seed);
       if (!duration.empty()) run.sets.push_back("run.duration=" + duration);
       return cmd_run(run);
@@ -216,6 +231,9 @@ int main(int argc, char** argv) {
       }
       return cmd_compare(cmp);
     }
+  } catch (const InputError& e) {
+    spdlog::error("{}", e.what());
+    return 2;
   } catch (const std::exception& e) {
     spdlog::critical("internal error: {}", e.what());
     return 1;

@@ -485,6 +485,23 @@ void check_input_file(const std::string& path, const std::string& what) {
     throw InputError(path + ": a device or socket, not " + what);
 }
 
+// An option that stands for one key (vtick run --seed 3: run.seed=3), checked as --set
+// would check it, with the message naming the option as given.
+void check_option_value(const std::string& option, const std::string& key, const std::string& value) {
+  Input in;
+  std::string where = "--set '" + key + "=" + value + "': ";
+  try {
+    apply_set(key + "=" + value, in);
+    const auto* p = find_scenario_param(key);
+    std::string err = p->check_value(as_kind(key, p->kind, in.raw.at(key)), default_pctx());
+    if (!err.empty()) fail(where.substr(0, where.size() - 2), key + " = " + value + ": " + err);
+  } catch (const InputError& e) {
+    std::string m = e.what();
+    if (m.rfind(where, 0) == 0) m = m.substr(where.size());
+    throw InputError(option + " " + value + ": " + m);
+  }
+}
+
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& sets) {
   Input in;
   Scenario sc;

@@ -98,6 +98,8 @@ const Param<Scenario>* find_scenario_param(const std::string& key);
 // Loads `path` (empty: the built-in default scenario) and applies "section.key=value"
 // overrides. Throws InputError naming the file, line, key and what is allowed.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& sets);
+// An option standing for one key (--seed: run.seed): InputError naming the option if bad.
+void check_option_value(const std::string& option, const std::string& key, const std::string& value);
 // InputError unless `path` is a regular file or a pipe (what: "a scenario file (...)").
 void check_input_file(const std::string& path, const std::string& what);
 

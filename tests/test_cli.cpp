@@ -190,30 +190,76 @@ TEST_CASE("docs/model.md carries the current generated parameter tables") {
 }
 
 // tests/corpus/ (README there): every input that once crashed, hung or was accepted
-// without a word, with the exit status and the message it must now give.
-TEST_CASE("the regression corpus: each input gets its exit status and message") {
-  std::vector<std::string> files = test::files_ending(VTICK_SOURCE_DIR "/tests/corpus", ".toml");
-  REQUIRE(files.size() >= 7);
+// without a word, with the exit status and the message it must now give; generated/ holds
+// the shipped scenarios mutated the same ways (scripts/make-corpus.py).
+namespace {
+std::string substitute(std::string s, const std::string& file, const std::string& tmp) {
+  const std::pair<std::string, std::string> subs[] = {
+      {"{file}", file}, {"{dir}", file.substr(0, file.rfind('/'))}, {"{tmp}", tmp}};
+  for (const auto& [from, to] : subs)
+    for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  return s;
+}
+
+int run_corpus(const std::string& dir, std::size_t at_least) {
+  std::vector<std::string> files = test::files_ending(dir, ".toml");
+  REQUIRE(files.size() >= at_least);
   for (const auto& path : files) {
     std::string command, says;
+    std::vector<std::string> setup, after;
     int exit = -1;
     std::istringstream in(test::read_file(path));
     for (std::string line; std::getline(in, line) && line.rfind("# ", 0) == 0;) {
-      if (line.rfind("# command: ", 0) == 0) command = line.substr(11);
-      if (line.rfind("# exit: ", 0) == 0) exit = std::stoi(line.substr(8));
-      if (line.rfind("# says: ", 0) == 0) says = line.substr(8);
+      auto field = [&](const char* name, std::string& into) {
+        std::string h = std::string("# ") + name + ": ";
+        if (line.rfind(h, 0) == 0) into = line.substr(h.size());
+        if (line == h.substr(0, h.size() - 1)) into.clear();
+      };
+      std::string s, a, x;
+      field("command", command);
+      field("says", says);
+      field("setup", s);
+      field("after", a);
+      field("exit", x);
+      if (!s.empty()) setup.push_back(s);
+      if (!a.empty()) after.push_back(a);
+      if (!x.empty()) exit = std::stoi(x);
     }
     INFO(path);
-    REQUIRE((command == "validate" || command == "run" || command == "sweep-list"));
+    REQUIRE((command == "validate" || command == "run" || command == "sweep-list" || command.rfind("args ", 0) == 0));
     REQUIRE(exit >= 0);
-    REQUIRE(!says.empty());
+    REQUIRE((exit == 0 || !says.empty()));  // a refusal names what it refuses
+    std::string tmp = test::temp_path("corpus");
+    REQUIRE(test::shell("rm -rf " + tmp + " && mkdir -p " + tmp).status == 0);
+    for (const auto& s : setup) REQUIRE(test::shell(substitute(s, path, tmp)).status == 0);
     std::string args = command == "validate" ? "validate " + path
                        : command == "run"    ? "run " + path + " --duration 1ms --set run.warmup=0ns --quiet"
-                                             : "sweep " + path + " --list";
+                       : command == "sweep-list" ? "sweep " + path + " --list"
+                                                 : substitute(command.substr(5), path, tmp);
     auto r = test::run_cli(args);
+    INFO(args);
     INFO(r.output);
     CHECK(r.status == exit);
-    CHECK(r.output.find(says) != std::string::npos);
+    CHECK(r.output.find(substitute(says, path, tmp)) != std::string::npos);
     CHECK(r.output.find("internal error") == std::string::npos);
+    for (const auto& a : after) CHECK(test::shell(substitute(a, path, tmp)).status == 0);
+    test::shell("rm -rf " + tmp);
   }
+  return static_cast<int>(files.size());
+}
+}  // namespace
+
+TEST_CASE("the regression corpus: each input gets its exit status and message") {
+  run_corpus(VTICK_SOURCE_DIR "/tests/corpus", 7);
+}
+
+TEST_CASE("the generated corpus (mutated shipped scenarios): each gets its exit status and message") {
+  run_corpus(VTICK_SOURCE_DIR "/tests/corpus/generated", 300);
+}
+
+TEST_CASE("tests/corpus/generated/ is what scripts/make-corpus.py writes") {
+  auto r = test::shell("python3 " VTICK_SOURCE_DIR "/scripts/make-corpus.py --check 2>&1");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("up to date") != std::string::npos);
 }
