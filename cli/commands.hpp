@@ -6,6 +6,8 @@
 
 namespace vtick {
 
+struct Scenario;
+
 // write_output() of cli/output.hpp for a caller that names no option: "-" is stdout, a
 // regular file is written through a temporary file and a rename, a FIFO or device in place.
 bool write_file_atomic(const std::string& path, const std::string& text);
@@ -28,7 +30,10 @@ struct RunOptions {
 };
 
 int cmd_run(const RunOptions& o);
-int cmd_validate(const std::string& scenario, const std::vector<std::string>& sets);
+int cmd_validate(const std::string& scenario, const std::vector<std::string>& sets, bool estimate);
+// vtick validate's resource estimate (cli/estimate.cpp): printed for large scenarios.
+bool is_large_scenario(const Scenario& sc);
+int print_estimate(const Scenario& sc);
 int cmd_list(const std::string& what);
 // Renders a trace written by `vtick run --trace` as an SVG timeline.
 int cmd_timeline(const std::string& trace, const std::string& svg, const std::string& window);

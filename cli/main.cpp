@@ -61,6 +61,9 @@ int main(int argc, char** argv) {
   auto* v = app.add_subcommand("validate", "check a scenario file and print its resolved configuration");
   v->add_option("scenario", vscenario, "scenario file (TOML)")->required();
   v->add_option("--set", vsets, "override a key: section.key=value (repeatable)");
+  bool vestimate = false;
+  v->add_flag("--estimate", vestimate,
+              "also estimate model steps, wall time and memory from a 10 ms pilot run (done anyway for 16+ vCPUs, 60 s+ or 120+ vCPU-seconds)");
 
   std::string what;
   auto* l = app.add_subcommand("list", "list shapes, policies, workloads, keys, costs or metrics");
@@ -170,7 +173,7 @@ int main(int argc, char** argv) {
       if (!duration.empty()) run.sets.push_back("run.duration=" + duration);
       return cmd_run(run);
     }
-    if (*v) return cmd_validate(vscenario, vsets);
+    if (*v) return cmd_validate(vscenario, vsets, vestimate);
     if (*tl) {
       if (int rc = check_output("--svg", tl_svg)) return rc;
       return cmd_timeline(tl_trace, tl_svg, tl_window);

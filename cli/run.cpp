@@ -76,6 +76,7 @@ struct TeeSink : EventSink {
 };
 
 constexpr std::size_t kLargeTrace = 100u << 20;
+constexpr double kMaxTracedVcpuSeconds = 20;  // docs/cli.md, "Limits"
 
 bool write_trace(const std::string& option, const std::string& path, const std::string& text) {
   if (!write_output(option, path, text)) return false;
@@ -109,6 +110,17 @@ int cmd_run(const RunOptions& o) {
     }
     if (ws >= sc.run.duration) {
       spdlog::error("--trace-window: starts at or after the end of the run (run.duration {})", format_duration(sc.run.duration));
+      return 2;
+    }
+  }
+  // The trace writers hold the whole trace until the end (about 25 MB of Chrome JSON per
+  // vCPU-second of OLTP, four times that in memory): a bounded traced span.
+  if (tracing) {
+    double span = static_cast<double>(std::min(we, sc.run.duration) - ws) / 1e9 * sc.vcpus;
+    if (span > kMaxTracedVcpuSeconds) {
+      spdlog::error("--trace/--ftrace/--trace-dat: {} vCPUs traced over {} is {:.0f} vCPU-seconds, at most {:.0f} (about {:.0f} MB "
+                    "of trace): give --trace-window START:END",
+                    sc.vcpus, format_duration(std::min(we, sc.run.duration) - ws), span, kMaxTracedVcpuSeconds, 25 * kMaxTracedVcpuSeconds);
       return 2;
     }
   }
@@ -252,7 +264,7 @@ int cmd_run(const RunOptions& o) {
   return status;
 }
 
-int cmd_validate(const std::string& scenario, const std::vector<std::string>& sets) {
+int cmd_validate(const std::string& scenario, const std::vector<std::string>& sets, bool estimate) {
   try {
     Scenario sc = load_scenario(scenario, sets);
     std::printf("%s: ok\n", sc.source.c_str());
@@ -265,6 +277,10 @@ int cmd_validate(const std::string& scenario, const std::vector<std::string>& se
         else if constexpr (std::is_same_v<T, double>) std::printf("%g\n", x);
         else std::printf("%lld\n", static_cast<long long>(x));
       }, v);
+    }
+    if (estimate || is_large_scenario(sc)) {
+      std::fflush(stdout);
+      return print_estimate(sc);
     }
     return 0;
   } catch (const InputError& e) {

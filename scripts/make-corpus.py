@@ -168,6 +168,9 @@ def limits(c):
         if key == "cores":
             body = f'[platform]\nshape = "generic"\ncores = {bad}\n'
         c.add(f"limit-{full}-{bad.strip(chr(34))}", body, "validate", 2, full, f"{full} = {bad}: beyond its limit")
+    for opt in ("--trace", "--ftrace"):
+        c.add(f"limit-traced-span{opt}", "", f"args run {DEFAULT_ARG} --duration 20s {opt} {{tmp}}/t", 2, "--trace-window",
+              f"{opt} over 2 vCPUs x 20 s (the writers hold the whole trace in memory)")
 
 
 def directories(c):

@@ -263,3 +263,22 @@ TEST_CASE("tests/corpus/generated/ is what scripts/make-corpus.py writes") {
   CHECK(r.status == 0);
   CHECK(r.output.find("up to date") != std::string::npos);
 }
+
+TEST_CASE("validate estimates a large scenario from a pilot run; a traced span is bounded") {
+  const std::string f = VTICK_SOURCE_DIR "/scenarios/oci/standard2.1-oltp.toml";
+  auto small = test::run_cli("validate " + f);
+  REQUIRE(small.status == 0);
+  CHECK(small.output.find("estimate:") == std::string::npos);  // 2 vCPUs, 5 s: not large
+  auto big = test::run_cli("validate " + f + " --set platform.shape=generic --set platform.cores=16 --set run.duration=600s");
+  INFO(big.output);
+  REQUIRE(big.status == 0);
+  CHECK(big.output.find("estimate: a 10ms pilot run extrapolated to run.duration 600s (32 vCPUs)") != std::string::npos);
+  for (const char* row : {"model steps", "SimGrid events", "wall time", "peak memory"})
+    CHECK(big.output.find(row) != std::string::npos);
+  CHECK(test::run_cli("validate " + f + " --estimate").output.find("estimate:") != std::string::npos);
+  // 2 vCPUs traced over 20 s: 40 vCPU-seconds, above 20; a window within it runs
+  auto t = test::run_cli("run " + f + " --duration 20s --trace " + test::temp_path("t.json"));
+  CHECK(t.status == 2);
+  CHECK(t.output.find("40 vCPU-seconds, at most 20") != std::string::npos);
+  CHECK(t.output.find("--trace-window") != std::string::npos);
+}
