@@ -1,7 +1,8 @@
 // Speed benchmark: the default scenario (2 vCPUs, HZ=1000) and the OCI shapes' workloads,
 // with and without running ahead of the clock (run.quantum), next to a bare SimGrid timer
 // loop measured in the same run. Prints figures; asserts nothing (speed is measured
-// here, not in tests). Usage: vtick_bench [duration, default 10s]
+// here, not in tests). Usage: vtick_bench [DURATION] (simulated time per row, default 10s)
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <queue>
@@ -112,7 +113,21 @@ static void in_child(F f) {
 }
 
 int main(int argc, char** argv) {
-  std::string duration = argc > 1 ? argv[1] : "10s";
+  CLI::App app{"vtick speed benchmark (make bench): bare SimGrid and priority-queue loops, then every shipped workload, "
+               "peak RSS and the scaling rows"};
+  std::string duration = "10s";
+  app.add_option("duration", duration, "simulated time of each scenario row, e.g. 10s (default 10s)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  sim_ns d = 0;
+  if (!parse_duration(duration, d) || d <= 0) {
+    std::fprintf(stderr, "vtick_bench: duration '%s': a positive duration with a unit, e.g. 10s\n", duration.c_str());
+    return 2;
+  }
   std::printf("%s\n", version_line().c_str());
   in_child([] { bare_timer_loop(2000000); });
   in_child([] { bare_queue_loop(20000000); });
