@@ -176,6 +176,7 @@ int cmd_run(const RunOptions& o) {
     sim_ns t;
     int cpu;
     Kcpustat k;
+    sim_ns idle_task;  // the model's truth beside what /proc/stat says
   };
   std::vector<ProcStatSample> ps;
   TextSink text;
@@ -196,7 +197,7 @@ int cmd_run(const RunOptions& o) {
       spawn_actor("proc_stat", vm.machine().threads.front()->host(), [&ps, &k, ps_every, end = sc.run.duration] {
         for (sim_ns t = ps_every; t < end; t += ps_every) {
           sleep_until(t);
-          for (int c = 0; c < k.nr_cpus(); ++c) ps.push_back({t, c, k.cpu(c).proc_stat(t)});
+          for (int c = 0; c < k.nr_cpus(); ++c) ps.push_back({t, c, k.cpu(c).proc_stat(t), k.cpu(c).idle_task_ns(t)});
         }
       }, true);
   };
@@ -240,16 +241,17 @@ int cmd_run(const RunOptions& o) {
   if (ps_every > 0) {
     std::string rows, csv = "t_ns,cpu";
     for (Cputime c : kProcStat) csv += std::string(",") + cputime_name(c) + "_ns";
-    csv += "\n";
+    csv += ",idle_task_ns\n";
     for (const auto& s : ps) {
       std::string row = std::to_string(s.t) + "," + std::to_string(s.cpu);
       for (Cputime c : kProcStat) row += "," + std::to_string(s.k[static_cast<std::size_t>(c)]);
+      row += "," + std::to_string(s.idle_task);
       csv += row + "\n";
       rows += (rows.empty() ? "[" : ",[") + row + "]";
     }
     std::string cols = "[\"t_ns\",\"cpu\"";
     for (Cputime c : kProcStat) cols += std::string(",\"") + cputime_name(c) + "_ns\"";
-    cols += "]";
+    cols += ",\"idle_task_ns\"]";
     extra.push_back("\"proc_stat\": {\"scheme\": \"" + std::string(enum_name(sc.guest.cputime)) + "\", \"interval_ns\": " +
                     std::to_string(ps_every) + ", \"columns\": " + cols + ", \"samples\": [" + rows + "]}");
     if (o.given.count("--proc-stat-csv") && !write_output("--proc-stat-csv", o.proc_stat_csv, csv)) status = 1;

@@ -17,12 +17,16 @@ const char* guest_cpu_state_name(GuestCpuState s) {
 }
 
 GuestCpu::GuestCpu(GuestKernel& k, int id)
-    : k_(k), id_(id), ce_(k.params().isa, hw_), hrtimers_(ce_, id), tick_(*this), rng_(k.seed(), "guest/cpu" + std::to_string(id)) {}
+    : k_(k), id_(id), ce_(k.params().isa, hw_), hrtimers_(ce_, id), tick_(*this), rng_(k.seed(), "guest/cpu" + std::to_string(id)) {
+  cputime_.configure(k.params().cputime == CputimeScheme::New, k.params().irq_time_accounting);
+}
 
 void GuestCpu::account_process_tick(sim_ns) {
+  // account_process_tick(): user_tick, else the idle task (p == rq->idle, the tick's own
+  // hardirq only) is idle wherever in it the tick lands, else system
   Cputime what = Cputime::System;
   if (irq_from_ == GuestCpuState::User) what = Cputime::User;
-  else if (!curr && (irq_from_ == GuestCpuState::Idle || irq_from_ == GuestCpuState::Halted)) what = Cputime::Idle;
+  else if (!curr && irq_from_ != GuestCpuState::Irq) what = Cputime::Idle;
   // vtime_accounting_enabled_this_cpu(): user and system come from context tracking;
   // idle stays with each scheme's idle accounting (ticks, nohz deltas)
   if (vtime_cpu() && what != Cputime::Idle) return;
@@ -77,6 +81,13 @@ void GuestCpu::kernel_work(sim_ns ns) {
   while (ns > 0) ns = hw_->run(ns);
 }
 
+// guest.costs.cputime_update_ns per accounting update made on this path (0: the updates
+// are part of idle_enter_ns / idle_exit_ns / irq_entry_ns, as before it existed).
+void GuestCpu::charge_cputime_updates() {
+  std::uint64_t n = cputime_.take_updates();
+  if (sim_ns c = k_.params().costs.cputime_update_ns; c > 0 && n > 0) kernel_work(static_cast<sim_ns>(n) * c);
+}
+
 // The interrupt entry: irq_enter_rcu() -> handler -> irq_exit_rcu().
 void GuestCpu::handle_irq(IrqVector v) {
   ++irqs[static_cast<size_t>(v)];
@@ -85,6 +96,8 @@ void GuestCpu::handle_irq(IrqVector v) {
   irq_from_ = prev;
   enter_state(GuestCpuState::Irq);
   tick_.tick_nohz_irq_enter();
+  const sim_ns irq_start = now();  // account_hardirq_enter(): irqtime's start stamp
+  charge_cputime_updates();
   const GuestCosts& c = k_.params().costs;
   hw_->run(c.irq_entry_ns);  // interrupts are disabled: runs to completion
   switch (v) {
@@ -105,7 +118,9 @@ void GuestCpu::handle_irq(IrqVector v) {
     default:
       break;
   }
+  cputime_.irqtime_account_irq(now() - irq_start);  // account_hardirq_exit()
   tick_.tick_nohz_irq_exit();
+  charge_cputime_updates();
   enter_state(prev);
 }
 

@@ -17,41 +17,61 @@ sim_ns CpuTimeAccount::steal_account_process_time(sim_ns steal_clock, sim_ns max
   return steal;
 }
 
+void CpuTimeAccount::irqtime_account_irq(sim_ns delta) {
+  if (!irqtime_) return;
+  stats_.irqtime_updates += 2;  // the entry and the exit stamp
+  if (delta <= 0) return;
+  account(old_, Cputime::Irq, delta);
+  account(new_, Cputime::Irq, delta);
+  old_irq_pending_ += delta;
+  new_irq_pending_ += delta;
+}
+
+sim_ns CpuTimeAccount::account_other_time(Kcpustat& k, sim_ns steal_clock, sim_ns max, sim_ns& prev_steal, sim_ns& irq_pending) {
+  sim_ns other = steal_account_process_time(steal_clock, max, prev_steal);
+  account(k, Cputime::Steal, other);
+  if (other < max) {  // irqtime_tick_accounted(max - other)
+    sim_ns irq = std::min(irq_pending, max - other);
+    irq_pending -= irq;
+    other += irq;
+  }
+  return other;
+}
+
+// irqtime_account_process_tick() when irq time is accounted, else account_process_tick():
+// either way the tick's share is what steal (and measured irq time) leave of TICK_NSEC.
 void CpuTimeAccount::account_process_tick(Cputime what, sim_ns tick_nsec, sim_ns steal_clock, bool dyntick) {
-  sim_ns steal = steal_account_process_time(steal_clock, KTIME_MAX, old_prev_steal_);
-  account(old_, Cputime::Steal, steal);
   if (what == Cputime::Idle) what = idle_or_iowait();  // account_idle_time()
-  if (steal < tick_nsec) account(old_, what, tick_nsec - steal);
+  sim_ns other = account_other_time(old_, steal_clock, KTIME_MAX, old_prev_steal_, old_irq_pending_);
+  if (other < tick_nsec) account(old_, what, tick_nsec - other);
   // New scheme: an idle tick inside a dyntick period is already covered by the delta.
   if (dyntick && (what == Cputime::Idle || what == Cputime::Iowait)) return;
-  sim_ns nsteal = steal_account_process_time(steal_clock, KTIME_MAX, new_prev_steal_);
-  account(new_, Cputime::Steal, nsteal);
-  if (nsteal < tick_nsec) account(new_, what, tick_nsec - nsteal);
+  sim_ns nother = account_other_time(new_, steal_clock, KTIME_MAX, new_prev_steal_, new_irq_pending_);
+  if (nother < tick_nsec) account(new_, what, tick_nsec - nother);
 }
 
 void CpuTimeAccount::vtime_account(Cputime what, sim_ns delta, sim_ns steal_clock) {
-  sim_ns steal = steal_account_process_time(steal_clock, delta, old_prev_steal_);
-  account(old_, Cputime::Steal, steal);
-  account(old_, what, delta - steal);
-  sim_ns nsteal = steal_account_process_time(steal_clock, delta, new_prev_steal_);
-  account(new_, Cputime::Steal, nsteal);
-  account(new_, what, delta - nsteal);
+  sim_ns other = account_other_time(old_, steal_clock, delta, old_prev_steal_, old_irq_pending_);
+  account(old_, what, delta - other);
+  sim_ns nother = account_other_time(new_, steal_clock, delta, new_prev_steal_, new_irq_pending_);
+  account(new_, what, delta - nother);
 }
 
 void CpuTimeAccount::account_idle_ticks(std::uint64_t ticks, sim_ns tick_nsec, sim_ns steal_clock) {
   sim_ns cputime = static_cast<sim_ns>(ticks) * tick_nsec;
-  sim_ns steal = steal_account_process_time(steal_clock, KTIME_MAX, old_prev_steal_);
-  account(old_, Cputime::Steal, steal);
-  if (steal < cputime) account(old_, idle_or_iowait(), cputime - steal);
+  sim_ns other = account_other_time(old_, steal_clock, KTIME_MAX, old_prev_steal_, old_irq_pending_);
+  if (other < cputime) account(old_, idle_or_iowait(), cputime - other);
 }
 
 void CpuTimeAccount::start_idle(sim_ns now) {
+  ++stats_.old_updates;
   idle_entrytime_ = now;
   idle_active_ = true;
 }
 
 void CpuTimeAccount::stop_idle(sim_ns now) {
   if (!idle_active_) return;
+  ++stats_.old_updates;
   (nr_iowait > 0 ? iowait_sleeptime_ : idle_sleeptime_) += now - idle_entrytime_;
   idle_active_ = false;
 }
@@ -59,20 +79,25 @@ void CpuTimeAccount::stop_idle(sim_ns now) {
 void CpuTimeAccount::dyntick_start(sim_ns now, sim_ns steal_clock) {
   // steal until now belongs to the ticking period before
   account(new_, Cputime::Steal, steal_account_process_time(steal_clock, KTIME_MAX, new_prev_steal_));
+  ++stats_.new_updates;
   dyn_active_ = true;
   dyn_in_irq_ = false;
   dyn_entrytime_ = now;
   dyn_steal_base_ = steal_clock;
 }
 
+// kcpustat_irq_enter()/_exit(): with irq time accounted, an interrupt pauses dyntick idle;
+// without, dyntick idle keeps elapsing through it (the refactor's IRQ_TIME_ACCOUNTING=n case).
 void CpuTimeAccount::dyntick_irq_enter(sim_ns now) {
-  if (!dyn_active_ || dyn_in_irq_) return;
+  if (!irqtime_ || !dyn_active_ || dyn_in_irq_) return;
+  ++stats_.new_updates;
   account(new_, idle_or_iowait(), now - dyn_entrytime_);
   dyn_in_irq_ = true;
 }
 
 void CpuTimeAccount::dyntick_irq_exit(sim_ns now) {
   if (!dyn_active_ || !dyn_in_irq_) return;
+  ++stats_.new_updates;
   dyn_in_irq_ = false;
   dyn_entrytime_ = now;
 }
@@ -81,6 +106,7 @@ void CpuTimeAccount::dyntick_irq_exit(sim_ns now) {
 // making idle go backward: what cannot be subtracted yet waits in idle_stealtime.
 void CpuTimeAccount::dyntick_stop(sim_ns now, sim_ns steal_clock) {
   if (!dyn_active_) return;
+  ++stats_.new_updates;
   if (!dyn_in_irq_) account(new_, idle_or_iowait(), now - dyn_entrytime_);
   sim_ns steal = steal_account_process_time(steal_clock, KTIME_MAX, new_prev_steal_);
   account(new_, Cputime::Steal, steal);

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 
+#include "core/stats.hpp"
 #include "core/time.hpp"
 
 namespace vtick {
@@ -13,9 +14,42 @@ enum class Cputime { User, Nice, System, Softirq, Irq, Idle, Iowait, Steal, Coun
 const char* cputime_name(Cputime c);
 using Kcpustat = std::array<sim_ns, static_cast<size_t>(Cputime::Count)>;
 
+// The accounting work each scheme does on the idle and interrupt paths: every update is a
+// clock read and a seqcount write (guest.costs.cputime_update_ns charges the configured
+// scheme's).
+#define VTICK_CPUTIME_STATS(C)                                                                                       \
+  C(std::uint64_t, old_updates, "cputime.old_updates", "count", Counter,                                           \
+    "old scheme: tick_nohz_start_idle()/_stop_idle() at every idle entry and exit and around every interrupt in idle") \
+  C(std::uint64_t, new_updates, "cputime.new_updates", "count", Counter,                                           \
+    "new scheme: kcpustat_dyntick_start()/_stop(), and kcpustat_irq_enter()/_exit() with irq time accounted, only while the tick is stopped") \
+  C(std::uint64_t, irqtime_updates, "cputime.irqtime_updates", "count", Counter,                                   \
+    "irqtime_account_irq() at hardirq entry and exit (CONFIG_IRQ_TIME_ACCOUNTING)")
+struct CputimeStats {
+  VTICK_STATS(VTICK_CPUTIME_STATS)
+};
+
 // Both schemes are kept side by side on every CPU; /proc/stat shows the configured one.
 class CpuTimeAccount {
  public:
+  // guest.cputime and CONFIG_IRQ_TIME_ACCOUNTING: set once at boot.
+  void configure(bool new_scheme, bool irqtime) {
+    new_scheme_ = new_scheme;
+    irqtime_ = irqtime;
+  }
+  const CputimeStats& stats() const { return stats_; }
+  // Updates of the configured scheme (and irqtime's) since the last call: the caller
+  // charges their cost on the path that made them.
+  std::uint64_t take_updates() {
+    std::uint64_t n = (new_scheme_ ? stats_.new_updates : stats_.old_updates) + stats_.irqtime_updates;
+    std::uint64_t d = n - charged_;
+    charged_ = n;
+    return d;
+  }
+  bool irqtime() const { return irqtime_; }
+  // irqtime_account_irq() at hardirq exit: `delta` of hardirq time into CPUTIME_IRQ,
+  // pending until the next tick or vtime delta takes it out of its share
+  // (irqtime_tick_accounted() inside account_other_time()). Only with irqtime().
+  void irqtime_account_irq(sim_ns delta);
   // account_process_tick(): one tick of TICK_NSEC, minus the steal since the last read.
   // `dyntick` says the tick is stopped (the new scheme accounts that idle by delta).
   void account_process_tick(Cputime what, sim_ns tick_nsec, sim_ns steal_clock, bool dyntick);
@@ -48,7 +82,13 @@ class CpuTimeAccount {
   void account(Kcpustat& k, Cputime c, sim_ns ns) { k[static_cast<size_t>(c)] += ns; }
   Cputime idle_or_iowait() const { return nr_iowait > 0 ? Cputime::Iowait : Cputime::Idle; }
   sim_ns steal_account_process_time(sim_ns steal_clock, sim_ns max, sim_ns& prev);
+  // account_other_time(): steal, then pending irq time, at most `max`, out of a share
+  sim_ns account_other_time(Kcpustat& k, sim_ns steal_clock, sim_ns max, sim_ns& prev_steal, sim_ns& irq_pending);
 
+  bool irqtime_ = false, new_scheme_ = false;
+  CputimeStats stats_;
+  std::uint64_t charged_ = 0;
+  sim_ns old_irq_pending_ = 0, new_irq_pending_ = 0;  // irqtime->tick_delta, one per scheme
   // old: kcpustat (tick based) + idle_sleeptime (ns deltas)
   Kcpustat old_{};
   sim_ns old_prev_steal_ = 0;

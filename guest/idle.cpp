@@ -147,6 +147,7 @@ void GuestCpu::do_idle() {
   enter_state(GuestCpuState::Idle);
   polling = true;  // __current_set_polling()
   tick_.tick_nohz_idle_enter();
+  charge_cputime_updates();
   kernel_work(k_.params().costs.idle_enter_ns);
   bool got_tick = false;  // f4c31b07b136: reset at every episode
   const GuestParams& p = k_.params();
@@ -166,6 +167,7 @@ void GuestCpu::do_idle() {
   idle_hist_[idle_hist_pos_++ % idle_hist_.size()] = now() - entered;  // tglx_avg's history
   hw_->local_irq_disable();
   tick_.tick_nohz_idle_exit();
+  charge_cputime_updates();
   hw_->local_irq_enable();
   polling = false;  // __current_clr_polling()
   flush_smp_call_function_queue();

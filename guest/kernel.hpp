@@ -80,6 +80,13 @@ class GuestCpu final : public GuestIrqSink {
   TickSched& tick() { return tick_; }
   TimerWheel& wheel() { return wheel_; }
   CpuTimeAccount& cputime() { return cputime_; }
+  void charge_cputime_updates();
+  // The model's own truth, not a /proc/stat field: time in the idle task outside
+  // interrupts (its idle loop and halts) up to `t`.
+  sim_ns idle_task_ns(sim_ns t) const {
+    auto tot = time_.totals(t);
+    return tot[static_cast<std::size_t>(GuestCpuState::Idle)] + tot[static_cast<std::size_t>(GuestCpuState::Halted)];
+  }
   CpuidleDevice& cpuidle() { return cpuidle_dev_; }
   Rng& rng() { return rng_; }
   GuestCpuState irq_from() const { return irq_from_; }  // what the current interrupt interrupted

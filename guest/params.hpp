@@ -28,6 +28,9 @@ namespace vtick {
     "[EST] do_idle entry: __current_set_polling, tick_nohz_idle_enter", "do_idle entry")                             \
   P(sim_ns, idle_exit_ns, ".idle_exit_ns", Int, 200, 50, 1000, "ns",                                               \
     "[EST] tick_nohz_idle_exit without restart, flush_smp_call_function_queue", "idle exit")                         \
+  P(sim_ns, cputime_update_ns, ".cputime_update_ns", Int, 0, 0, 500, "ns",                                          \
+    "[EST] 20-150 ns: a clock read (kvmclock, about 20-40 ns in a guest) and a seqcount write on per-CPU stats; 0 keeps it inside idle_enter_ns / idle_exit_ns / irq_entry_ns", \
+    "one idle cputime update of the configured scheme (and each irqtime stamp), charged where it is made (cputime.*_updates)") \
   P(sim_ns, tick_stop_ns, ".tick_stop_ns", Int, 500, 100, 2000, "ns",                                              \
     "[EST] tick_nohz_next_event: timer-wheel scan (get_next_timer_interrupt)", "tick_nohz_next_event")               \
   P(sim_ns, schedule_ns, ".schedule_ns", Int, 1000, 300, 5000, "ns", "[EST] __schedule: pick_next_task_fair + context_switch", \
@@ -91,6 +94,9 @@ VTICK_ENUM_NAMES(CputimeScheme, "old", "new");
     "Crivellari 2026 (domain/mission.md story 2)", "2026 nohz_full idle=poll series variant")                       \
   P(CputimeScheme, cputime, ".cputime", Enum, "old", kNoMin, kNoMax, "", "Weisbecker 2026 (domain/mission.md story 3)", \
     "idle cputime accounting: old dual scheme or the 2026 refactor")                                                 \
+  P(bool, irq_time_accounting, ".irq_time_accounting", Bool, false, kNoMin, kNoMax, "",                                \
+    "init/Kconfig IRQ_TIME_ACCOUNTING has no default (\"If in doubt, say N\"); off in this machine's 6.18 guest kernel (/proc/config.gz)", \
+    "CONFIG_IRQ_TIME_ACCOUNTING: hardirq time measured at each irq entry/exit into the irq column and taken out of the tick's and vtime's share") \
   P(std::string, hotplug, ".hotplug", Text, "", kNoMin, kNoMax, "", "kernel/cpu.c cpu_down() / cpu_up()",            \
     "CPU hotplug events: \"CPU:offline@TIME CPU:online@TIME ...\"")                                                  \
   P(sim_ns, poll_relax_batch_ns, ".poll_relax_batch", Duration, Def(14000).on("arm64", 500), 1, 100000, "ns",        \

@@ -15,4 +15,9 @@ for f in scenarios/story3/*.toml; do
     "$VTICK" run "$f" --quiet --set guest.cputime=$s --proc-stat 250us --proc-stat-csv "$TMP/$n-$s.csv"
   done
 done
+# irq-time also with CONFIG_IRQ_TIME_ACCOUNTING=y
+for s in old new; do
+  "$VTICK" run scenarios/story3/irq-time.toml --quiet --set guest.cputime=$s --set guest.irq_time_accounting=true \
+    --proc-stat 250us --proc-stat-csv "$TMP/irq-time-on-$s.csv"
+done
 python3 scripts/story3_plot.py "$TMP" "$OUT"

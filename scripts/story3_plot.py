@@ -46,6 +46,32 @@ plot("nohz-full-user", "a nohz_full vCPU 1 running user work (VIRT_CPU_ACCOUNTIN
      [("user, old", series(o, "user_ns", 1)), ("user, new", series(n, "user_ns", 1)),
       ("user of the ticking vCPU 0, old", series(o, "user_ns", 0))])
 
+def plus(*ss):
+    """pointwise sum of series with the same times"""
+    return [(p[0][0], sum(x[1] for x in p)) for p in zip(*ss)]
+
+
+def minus(a, b):
+    return [(x[0], x[1] - y[1]) for x, y in zip(a, b)]
+
+
+def idle_of(rows, cpu):
+    return plus(series(rows, "idle_ns", cpu), series(rows, "iowait_ns", cpu))
+
+
+lines = []
+for tag, label in (("irq-time", "IRQ_TIME_ACCOUNTING=n"), ("irq-time-on", "=y")):
+    for s in ("old", "new"):
+        r = load(tag, s)
+        lines.append((f"idle+iowait, {s}, {label}", idle_of(r, 1)))
+        if tag == "irq-time-on" and s == "new":
+            lines.append(("irq, =y (both schemes)", series(r, "irq_ns", 1)))
+lines.append(("idle task (the model truth)", series(load("irq-time", "old"), "idle_task_ns", 1)))
+plot("irq-time", "vCPU 1 waiting on block I/O: device interrupts inside idle", "ms", lines)
+plot("blind-spots", "idle task time not in /proc/stat idle+iowait (vCPU 1, ping-pong)", "ms",
+     [(f"{s} scheme", minus(series(load("blind-spots", s), "idle_task_ns", 1), idle_of(load("blind-spots", s), 1)))
+      for s in ("old", "new")])
+
 # the figures' numbers for docs/validation.md
 def drop(pts):
     return max([0.0] + [a[1] - b[1] for a, b in zip(pts, pts[1:])])
@@ -56,3 +82,14 @@ for s in ("old", "new"):
     print("idle-steal %s: vCPU 1 idle %.2f ms, steal %.2f ms at the end" % (s, series(r, "idle_ns", 1)[-1][1], series(r, "steal_ns", 1)[-1][1]))
     r = load("nohz-full-user", s)
     print("nohz-full-user %s: vCPU 1 user %.2f ms at %.1f ms" % (s, series(r, "user_ns", 1)[-1][1], series(r, "user_ns", 1)[-1][0]))
+for tag in ("irq-time", "irq-time-on"):
+    for s in ("old", "new"):
+        r = load(tag, s)
+        last = lambda col: series(r, col, 1)[-1][1]
+        print("%s %s: vCPU 1 idle %.3f iowait %.3f irq %.3f ms; idle task %.3f ms" %
+              (tag, s, last("idle_ns"), last("iowait_ns"), last("irq_ns"), last("idle_task_ns")))
+for s in ("old", "new"):
+    r = load("blind-spots", s)
+    d = minus(series(r, "idle_task_ns", 1), idle_of(r, 1))
+    print("blind-spots %s: idle task minus idle+iowait at the end %.3f ms (range %.3f .. %.3f)" %
+          (s, d[-1][1], min(x[1] for x in d), max(x[1] for x in d)))

@@ -94,6 +94,7 @@ void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, co
     m.gauge(p + "cpuidle.poll_limit_ns", c.cpuidle().poll_limit_ns);
     add_family(m, p, "proc_stat.{}_ns", cputimes(), c.proc_stat(t));
     add(m, p + "clockevent.", c.clockevent().stats());
+    add(m, p, c.cputime().stats());
     add_family(m, p, "irqs.{}", irq_vectors(), c.irqs);
     add_family(m, p, "guest_time.{}_ns", guest_states(), c.time_.totals(t));
   }
@@ -161,6 +162,7 @@ const std::vector<MetricDoc>& metric_catalog() {
     one(V + "cpuidle.poll_limit_ns", "ns", G, "the haltpoll governor's poll limit at the end (dev->poll_limit_ns)");
     family(V, "proc_stat.{}_ns", cputimes(), "ns", "/proc/stat column of this CPU under the configured cputime scheme");
     put(V + "clockevent.", ClockeventStats::descs());
+    put(V, CputimeStats::descs());
     family(V, "irqs.{}", irq_vectors(), "count", "interrupts taken by vector (/proc/interrupts)");
     family(V, "guest_time.{}_ns", guest_states(), "ns", "guest CPU time by state as the guest sees it");
     put("task.<pid>.<comm>.", task_descs());
