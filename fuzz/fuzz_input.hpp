@@ -10,9 +10,12 @@
 
 namespace vtick::fuzz {
 
-// The input written to a file of this process (the same path each time).
+// The input written to a file of this process (the same path each time), in memory
+// (/dev/shm) where there is one: a write to /tmp once stalled in open() for a second while
+// a build ran beside, which libFuzzer reported as a hang of the loader.
 inline std::string as_file(const std::uint8_t* data, std::size_t size, const char* ext) {
-  std::string path = "/tmp/vtick-fuzz-" + std::to_string(getpid()) + ext;
+  static const std::string dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+  std::string path = dir + "/vtick-fuzz-" + std::to_string(getpid()) + ext;
   std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   return path;
 }
