@@ -33,7 +33,20 @@ bool is_scenario_key(const std::string& k) {
   return false;
 }
 
-bool toml_ascii_outside_strings(const std::string& t, int& line, int& col) {
+bool toml_ascii_outside_strings(const std::string& t, int& line, int& col, const char** why) {
+  if (why) *why = "a non-ASCII character outside a string or comment";
+  // a backslash in a basic string, then (spaces, tabs, line ends and) a non-ASCII byte:
+  // no valid escape starts so, and toml++ would classify it as whitespace
+  auto bad_escape = [&](std::size_t i, bool multiline) {
+    std::size_t j = i + 1;
+    if (multiline)
+      while (j < t.size() && (t[j] == ' ' || t[j] == '\t' || t[j] == '\r' || t[j] == '\n')) ++j;
+    if (j < t.size() && static_cast<unsigned char>(t[j]) >= 0x80) {
+      if (why) *why = "a non-ASCII character after a backslash in a string (not an escape)";
+      return true;
+    }
+    return false;
+  };
   enum { Plain, Comment, Basic, Literal, MlBasic, MlLiteral } st = Plain;
   line = 1;
   col = 0;
@@ -65,6 +78,7 @@ bool toml_ascii_outside_strings(const std::string& t, int& line, int& col) {
         if (c == '\n') st = Plain;
         break;
       case Basic:  // (an unterminated one ends at the line: toml++ reports it)
+        if (c == '\\' && bad_escape(i, false)) return false;
         if (escape) skip = 1;
         else if (c == '"' || c == '\n') st = Plain;
         break;
@@ -72,6 +86,7 @@ bool toml_ascii_outside_strings(const std::string& t, int& line, int& col) {
         if (c == '\'' || c == '\n') st = Plain;
         break;
       case MlBasic:
+        if (c == '\\' && bad_escape(i, true)) return false;
         if (escape) skip = 1;
         else if (starts("\"\"\"")) st = Plain, skip = 2;
         break;
@@ -90,9 +105,9 @@ toml::table parse_toml_file(const std::string& path) {
   ss << f.rdbuf();
   std::string text = ss.str();
   int line = 0, col = 0;
-  if (!toml_ascii_outside_strings(text, line, col))
-    throw InputError(path + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                     ": TOML syntax error: a non-ASCII character outside a string or comment");
+  const char* why = nullptr;
+  if (!toml_ascii_outside_strings(text, line, col, &why))
+    throw InputError(path + ":" + std::to_string(line) + ":" + std::to_string(col) + ": TOML syntax error: " + why);
   try {
     return toml::parse(text, path);
   } catch (const toml::parse_error& e) {

@@ -11,8 +11,10 @@
 namespace vtick {
 
 // false, with the 1-based line and column (bytes) of the first non-ASCII byte outside a
-// string or a comment
-bool toml_ascii_outside_strings(const std::string& text, int& line, int& col);
+// string or a comment, or after a backslash in a basic string (possibly past the spaces
+// of a line-ending backslash): toml++ 3.3 reaches __builtin_unreachable classifying such
+// characters (both found by the fuzzer under UBSan). `why` says which.
+bool toml_ascii_outside_strings(const std::string& text, int& line, int& col, const char** why = nullptr);
 
 // The file's table; InputError on a missing file, a stray non-ASCII character, or a TOML
 // syntax error, each naming path:line:column.
