@@ -41,6 +41,8 @@ int int_at(const Profile& p, const json& j, const std::string& path, const char*
 void read_stats(const Profile& p, const json& s, const std::string& key, double& p50, double& rel, int& n) {
   for (const char* k : {"n", "p10", "p50", "p90"})
     if (!s.is_object() || !s.contains(k) || !s[k].is_number()) bad(p, key + "." + k, "must be a number");
+  if (!s["n"].is_number_integer() || s["n"].get<long long>() < 0 || s["n"].get<long long>() > 1000000000)
+    bad(p, key + ".n", s["n"].dump() + ": an integer of 0 .. 1000000000");
   n = s["n"].get<int>();
   p50 = s["p50"].get<double>();
   double spread = s["p90"].get<double>() - s["p10"].get<double>();

@@ -2,6 +2,7 @@
 #include "sim/toml_text.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 
@@ -47,6 +48,22 @@ bool toml_ascii_outside_strings(const std::string& t, int& line, int& col, const
     }
     return false;
   };
+  // toml++ 3.3's is_non_ascii_horizontal_whitespace() reaches __builtin_unreachable for
+  // U+00A1..U+0499 and U+FBF6..U+FEFE (its table leaves those blocks to a switch without
+  // them); it asks that of characters in values, keys and strings, not in comments
+  auto unsafe_code_point = [&](std::size_t i) {
+    unsigned char b0 = static_cast<unsigned char>(t[i]);
+    auto cont = [&](std::size_t k) { return k < t.size() ? static_cast<unsigned char>(t[k]) & 0x3F : 0; };
+    std::uint32_t cp = 0;
+    if ((b0 & 0xE0) == 0xC0) cp = ((b0 & 0x1Fu) << 6) | cont(i + 1);
+    else if ((b0 & 0xF0) == 0xE0) cp = ((b0 & 0x0Fu) << 12) | (cont(i + 1) << 6) | cont(i + 2);
+    else return false;
+    if ((cp >= 0xA1 && cp <= 0x499) || (cp >= 0xFBF6 && cp <= 0xFEFE)) {
+      if (why) *why = "a character toml++ 3.3 cannot read safely outside a comment (U+00A1..U+0499, U+FBF6..U+FEFE); in a string write it as an escape, e.g. \\u00e9";
+      return true;
+    }
+    return false;
+  };
   enum { Plain, Comment, Basic, Literal, MlBasic, MlLiteral } st = Plain;
   line = 1;
   col = 0;
@@ -63,6 +80,7 @@ bool toml_ascii_outside_strings(const std::string& t, int& line, int& col, const
       --skip;
       continue;
     }
+    if (st != Comment && st != Plain && static_cast<unsigned char>(c) >= 0xC0 && unsafe_code_point(i)) return false;
     auto starts = [&](const char* s) { return t.compare(i, 3, s) == 0; };
     bool escape = c == '\\' && i + 1 < t.size() && t[i + 1] != '\n';
     switch (st) {
