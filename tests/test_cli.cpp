@@ -264,7 +264,7 @@ TEST_CASE("tests/corpus/generated/ is what scripts/make-corpus.py writes") {
   CHECK(r.output.find("up to date") != std::string::npos);
 }
 
-TEST_CASE("validate estimates a large scenario from a pilot run; a traced span is bounded") {
+TEST_CASE("validate estimates a large scenario from a pilot run, and a traced span is bounded") {
   const std::string f = VTICK_SOURCE_DIR "/scenarios/oci/standard2.1-oltp.toml";
   auto small = test::run_cli("validate " + f);
   REQUIRE(small.status == 0);

@@ -73,7 +73,14 @@ TEST_CASE("run --proc-stat samples every CPU's /proc/stat line into the JSON and
   CHECK(ps["samples"][7][0] == 40000000);
   CHECK(ps["samples"][7][1] == 1);
   std::string text = test::read_file(csv);
-  CHECK(text.rfind("t_ns,cpu,user_ns,nice_ns,system_ns,idle_ns,iowait_ns,irq_ns,softirq_ns,steal_ns\n", 0) == 0);
+  CHECK(text.rfind("t_ns,cpu,user_ns,nice_ns,system_ns,idle_ns,iowait_ns,irq_ns,softirq_ns,steal_ns,idle_task_ns\n", 0) == 0);
+  CHECK(ps["columns"][10] == "idle_task_ns");
+  // the model's idle-task time: within the sample's elapsed time, and at least the old
+  // scheme's idle deltas (taken inside it)
+  for (const auto& row : ps["samples"]) {
+    CHECK(row[10].get<double>() <= row[0].get<double>());
+    CHECK(row[10].get<double>() >= row[5].get<double>() + row[6].get<double>());
+  }
   CHECK(std::count(text.begin(), text.end(), '\n') == 9);
   // an observer: every counter as without it
   CHECK(ja["metrics"] == jb["metrics"]);
