@@ -7,7 +7,9 @@
 # or a sanitizer report fails the run (exit 1) and leaves the input in BUILD/crashes/.
 # usage: scripts/fuzz.sh [SECONDS] [BUILD]      (from the project's root; default 60, build-fuzz)
 # FUZZ_SEED=N fixes libFuzzer's seed (make test uses 1: the same mutations each run, up to
-# how many fit in the time); unset, each run explores anew.
+# how many fit in the time); unset, each run explores anew. FUZZ_HANG_SCALE=K multiplies
+# the hang limits (make test uses 5: an ASan allocator page-faulting for a second on a
+# machine busy with other builds is not a hang of vtick; run alone, the limits hold).
 set -eu
 SECS=${1:-60}
 B=${2:-build-fuzz}
@@ -38,6 +40,7 @@ for t in scenario set duration sweep profile target run; do
   to=1
   [ "$t" = run ] && to=30
   [ "$t" = target ] && to=10  # loads each [[run]]'s scenario and checks each factor's ends on it
+  to=$((to * ${FUZZ_HANG_SCALE:-1}))
   echo "== fuzz_$t: ${SECS} s" >&2
   if ! ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
        "$B/fuzz/fuzz_$t" -max_total_time="$SECS" -timeout="$to" -rss_limit_mb=4096 -print_final_stats=1 -seed="${FUZZ_SEED:-0}" \
