@@ -28,6 +28,15 @@ const json& at(const Profile& p, const json& j, const std::string& path, const c
   return j[k];
 }
 
+// j[k], or null where j has no k (nlohmann's const operator[] on a missing key is undefined:
+// the fuzzer read freed memory through it)
+const json& child(const json& j, const char* k) {
+  static const json null;
+  if (!j.is_object()) return null;
+  auto it = j.find(k);
+  return it == j.end() ? null : *it;
+}
+
 int int_at(const Profile& p, const json& j, const std::string& path, const char* k) {
   const json& v = at(p, j, path, k);
   if (!v.is_number_integer() || v.get<long long>() < -1 || v.get<long long>() > 4096)
@@ -241,7 +250,7 @@ Profile load_profile_checked(const std::string& path) {
   if (fig.contains("exit_cost") && fig["exit_cost"].contains("cpuid_ns") && fig["exit_cost"]["cpuid_ns"].is_object()) {
     double sys = 0, rel = 0;
     int n = 0;
-    read_stats(p, fig["exit_cost"]["syscall_ns"], "figures.exit_cost.syscall_ns", sys, rel, n);
+    read_stats(p, child(fig["exit_cost"], "syscall_ns"), "figures.exit_cost.syscall_ns", sys, rel, n);
     take("exit", fig["exit_cost"]["cpuid_ns"], "figures.exit_cost.cpuid_ns", sys);
   }
   if (fig.contains("pingpong") && fig["pingpong"].contains("round_trip_ns"))
