@@ -37,6 +37,15 @@ const json& child(const json& j, const char* k) {
   return it == j.end() ? null : *it;
 }
 
+// j[k] as an integer, `dflt` where j has no k; a number that is not an integer is refused
+// (nlohmann converts a double such as 1e87 to long long without a check: undefined)
+long long int_or(const Profile& p, const json& j, const std::string& path, const char* k, long long dflt) {
+  const json& v = child(j, k);
+  if (v.is_null()) return dflt;
+  if (!v.is_number_integer()) bad(p, path + k, v.dump() + ": must be an integer");
+  return v.get<long long>();
+}
+
 int int_at(const Profile& p, const json& j, const std::string& path, const char* k) {
   const json& v = at(p, j, path, k);
   if (!v.is_number_integer() || v.get<long long>() < -1 || v.get<long long>() > 4096)
@@ -236,7 +245,7 @@ Profile load_profile_checked(const std::string& path) {
   std::vector<ProbeFigure> cat = probe_figure_catalogue();
   long long default_slack = -1;
   if (fig.contains("timer_overshoot") && fig["timer_overshoot"].is_object())
-    default_slack = fig["timer_overshoot"].value("default_slack_ns", -1LL);
+    default_slack = int_or(p, fig["timer_overshoot"], "figures.timer_overshoot.", "default_slack_ns", -1);
   auto take = [&](const std::string& id, const json& stats, const std::string& key, double minus = 0, sim_ns arg = 0) {
     for (auto& f : cat)
       if (f.id == id) {
@@ -265,7 +274,7 @@ Profile load_profile_checked(const std::string& path) {
     int i = 0;
     for (const auto& pt : fig["wake_after_idle"]["points"]) {
       std::string key = "figures.wake_after_idle.points[" + std::to_string(i++) + "]";
-      std::string id = "wake_" + pt.value("mode", std::string("?")) + "." + dur(pt.value("gap_ns", 0LL));
+      std::string id = "wake_" + pt.value("mode", std::string("?")) + "." + dur(int_or(p, pt, key + ".", "gap_ns", 0));
       take(id, at(p, pt, key + ".", "round_trip_ns"), key + ".round_trip_ns");
     }
   }
@@ -273,9 +282,9 @@ Profile load_profile_checked(const std::string& path) {
     int i = 0;
     for (const auto& pt : fig["timer_overshoot"]["points"]) {
       std::string key = "figures.timer_overshoot.points[" + std::to_string(i++) + "]";
-      long long slack = pt.value("slack_ns", -2LL);
+      long long slack = int_or(p, pt, key + ".", "slack_ns", -2);
       std::string id = std::string(pt.value("busy", false) ? "timer_busy." : "timer_idle.") +
-                       (slack == 1 ? "slack1." : slack == default_slack ? "default." : "other.") + dur(pt.value("length_ns", 0LL));
+                       (slack == 1 ? "slack1." : slack == default_slack ? "default." : "other.") + dur(int_or(p, pt, key + ".", "length_ns", 0));
       take(id, at(p, pt, key + ".", "overshoot_ns"), key + ".overshoot_ns");
     }
   }
