@@ -33,6 +33,9 @@ int cmd_run(const RunOptions& o);
 int cmd_validate(const std::string& scenario, const std::vector<std::string>& sets, bool estimate);
 // vtick validate's resource estimate (cli/estimate.cpp): printed for large scenarios.
 bool is_large_scenario(const Scenario& sc);
+// The traced span's bound (docs/cli.md, "Limits"): the trace writers hold the trace until
+// the end, about kTraceMbPerVcpuSecond of Chrome JSON per vCPU-second of OLTP (measured).
+inline constexpr double kMaxTracedVcpuSeconds = 20, kTraceMbPerVcpuSecond = 25;
 int print_estimate(const Scenario& sc);
 int cmd_list(const std::string& what);
 // Renders a trace written by `vtick run --trace` as an SVG timeline.

@@ -40,8 +40,9 @@ int print_estimate(const Scenario& full) {
   else std::printf("  wall time         about %.0f s on this machine, one core\n", wall);
   std::printf("  peak memory       about %.0f MiB (the pilot's peak RSS: memory does not grow with simulated time)\n",
               ru.ru_maxrss / 1024.0);
-  std::printf("  --trace/--ftrace  kept in memory until written: about 25 MB per traced vCPU-second of OLTP, so at most %s\n",
-              "--trace-window spans of 20 vCPU-seconds");
+  std::printf("  --trace/--ftrace  kept in memory until written: about %.0f MB per traced vCPU-second of OLTP, so "
+              "--trace-window spans of at most %.0f vCPU-seconds\n",
+              kTraceMbPerVcpuSecond, kMaxTracedVcpuSeconds);
   return 0;
 }
 

@@ -167,10 +167,11 @@ int main(int argc, char** argv) {
     if (*r) {
       for (const char* opt : {"--json", "--events", "--trace", "--ftrace", "--trace-dat", "--proc-stat", "--proc-stat-csv"})
         if (r->count(opt)) run.given.insert(opt);
-      if (!seed.empty()) check_option_value("--seed", "run.seed", seed);
-      if (!duration.empty()) check_option_value("--duration", "run.duration", duration);
-      if (!seed.empty()) run.sets.push_back("run.seed=" + seed);
-      if (!duration.empty()) run.sets.push_back("run.duration=" + duration);
+      for (auto [opt, key, val] : {std::tuple{"--seed", "run.seed", &seed}, std::tuple{"--duration", "run.duration", &duration}})
+        if (!val->empty()) {
+          check_option_value(opt, key, *val);
+          run.sets.push_back(std::string(key) + "=" + *val);
+        }
       return cmd_run(run);
     }
     if (*v) return cmd_validate(vscenario, vsets, vestimate);

@@ -76,7 +76,6 @@ struct TeeSink : EventSink {
 };
 
 constexpr std::size_t kLargeTrace = 100u << 20;
-constexpr double kMaxTracedVcpuSeconds = 20;  // docs/cli.md, "Limits"
 
 bool write_trace(const std::string& option, const std::string& path, const std::string& text) {
   if (!write_output(option, path, text)) return false;
@@ -113,14 +112,14 @@ int cmd_run(const RunOptions& o) {
       return 2;
     }
   }
-  // The trace writers hold the whole trace until the end (about 25 MB of Chrome JSON per
-  // vCPU-second of OLTP, four times that in memory): a bounded traced span.
+  // The trace writers hold the whole trace until the end (four times its size in memory): a
+  // bounded traced span.
   if (tracing) {
     double span = static_cast<double>(std::min(we, sc.run.duration) - ws) / 1e9 * sc.vcpus;
     if (span > kMaxTracedVcpuSeconds) {
       spdlog::error("--trace/--ftrace/--trace-dat: {} vCPUs traced over {} is {:.0f} vCPU-seconds, at most {:.0f} (about {:.0f} MB "
                     "of trace): give --trace-window START:END",
-                    sc.vcpus, format_duration(std::min(we, sc.run.duration) - ws), span, kMaxTracedVcpuSeconds, 25 * kMaxTracedVcpuSeconds);
+                    sc.vcpus, format_duration(std::min(we, sc.run.duration) - ws), span, kMaxTracedVcpuSeconds, kTraceMbPerVcpuSecond * kMaxTracedVcpuSeconds);
       return 2;
     }
   }

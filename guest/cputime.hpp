@@ -45,10 +45,9 @@ class CpuTimeAccount {
     charged_ = n;
     return d;
   }
-  bool irqtime() const { return irqtime_; }
   // irqtime_account_irq() at hardirq exit: `delta` of hardirq time into CPUTIME_IRQ,
   // pending until the next tick or vtime delta takes it out of its share
-  // (irqtime_tick_accounted() inside account_other_time()). Only with irqtime().
+  // (irqtime_tick_accounted() inside account_other_time()). Only with irq time accounted.
   void irqtime_account_irq(sim_ns delta);
   // account_process_tick(): one tick of TICK_NSEC, minus the steal since the last read.
   // `dyntick` says the tick is stopped (the new scheme accounts that idle by delta).
