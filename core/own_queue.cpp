@@ -19,7 +19,11 @@ namespace sg4 = simgrid::s4u;
 struct HostRate {
   std::vector<double> pstate_speed;  // read once: SimGrid's getters are simcalls
   double speed = 0;
+  double speed_per_ns = 0;  // speed / 1e9, kept with speed
   std::vector<Work*> works;
+  // from speed and works.size(), kept with them (divisions are the cost of timing work)
+  double per_ns = 0;  // nominal ns each work runs per ns
+  double rate = 0;    // each work's speed (nominal ns per s)
 };
 
 namespace {
@@ -221,6 +225,11 @@ void block(long self, sim_ns at) {
 
 long self_pid() { return g_running; }
 
+void set_speed(HostRate& h, double speed) {
+  h.speed = speed;
+  h.speed_per_ns = speed / 1e9;
+}
+
 HostRate& rate_of(sg4::Host* h) {
   std::size_t c = (reinterpret_cast<std::uintptr_t>(h) >> 4) % kHostCache;
   if (g_cache_key[c] == h) return *g_cache_val[c];
@@ -229,7 +238,7 @@ HostRate& rate_of(sg4::Host* h) {
   if (it != g_hosts.end()) return *(g_cache_val[c] = &it->second);
   HostRate& r = *(g_cache_val[c] = &g_hosts[h]);
   for (unsigned long i = 0; i < h->get_pstate_count(); ++i) r.pstate_speed.push_back(h->get_pstate_speed(i));
-  r.speed = h->get_speed();
+  set_speed(r, h->get_speed());
   return r;
 }
 
@@ -240,12 +249,33 @@ sim_ns round_ns(double x) {
   return x - static_cast<double>(r) >= 0.5 ? r + 1 : r;
 }
 
-double per_ns(const HostRate& h) { return h.speed / 1e9 / static_cast<double>(h.works.size()); }
+// The ns that `left` nominal ns take at `rate`: round_ns(left * 1e9 / rate). At nominal
+// speed (1e9, one work: no SMT sibling, nothing beside it) a whole number of ns below 2^53 /
+// 1e9 is its own result (the product and the quotient are exact), without the division.
+sim_ns end_after(double left, double rate) {
+  if (rate == 1e9 && left < 9e6) {
+    auto whole = static_cast<sim_ns>(left);
+    if (static_cast<double>(whole) == left) return whole;
+  }
+  return round_ns(left * 1e9 / rate);
+}
+
+// After a change of speed or of the number of works: the same expressions as before, once.
+void rates(HostRate& h) {
+  if (h.works.size() == 1) {  // (x / 1.0 is x)
+    h.per_ns = h.speed_per_ns;
+    h.rate = h.speed;
+  } else if (!h.works.empty()) {
+    auto n = static_cast<double>(h.works.size());
+    h.per_ns = h.speed / 1e9 / n;
+    h.rate = h.speed / n;
+  }
+}
 
 // The works' progress up to `t` at the rate they had.
 void settle(HostRate& h, sim_ns t) {
   if (h.works.empty()) return;
-  double r = per_ns(h);
+  double r = h.per_ns;
   for (Work* w : h.works) {
     w->left = std::max(0.0, w->left - static_cast<double>(t - w->since) * r);
     w->since = t;
@@ -255,9 +285,9 @@ void settle(HostRate& h, sim_ns t) {
 // Their ends at the current rate; a parked owner's wake-up moves with its work's end.
 void retime(HostRate& h) {
   if (h.works.empty()) return;
-  double rate = h.speed / static_cast<double>(h.works.size());
+  double rate = h.rate;
   for (Work* w : h.works) {
-    w->end = w->since + round_ns(w->left * 1e9 / rate);
+    w->end = w->since + end_after(w->left, rate);
     Slot& s = slot(w->pid);
     if (s.work == w && w->pid != g_running) queue(w->pid, std::min(s.deadline, w->end));
   }
@@ -278,6 +308,7 @@ void reset() {
 }
 
 sim_ns now() { return g_now; }
+long running() { return g_running; }
 
 void add_actor(sg4::Actor* actor, sim_ns at, bool first_at_ties) {
   auto i = static_cast<std::size_t>(actor->get_pid());
@@ -356,6 +387,7 @@ void work_start(Work& w, sg4::Host* host, sim_ns nominal) {
   w.since = g_now;
   w.pid = self_pid();
   h.works.push_back(&w);
+  rates(h);
   retime(h);
 }
 
@@ -365,6 +397,7 @@ sim_ns work_stop(Work& w) {
   sim_ns left = w.end <= g_now ? 0 : round_ns(std::max(0.0, w.left));
   h.works.erase(std::find(h.works.begin(), h.works.end(), &w));
   w.host = nullptr;
+  rates(h);
   retime(h);
   return left;
 }
@@ -374,7 +407,8 @@ void set_pstate(sg4::Host* host, unsigned long pstate) {
   VTICK_WARN(pstate >= h.pstate_speed.size(), "pstate ", pstate, " of ", h.pstate_speed.size());
   if (pstate >= h.pstate_speed.size() || h.speed == h.pstate_speed[pstate]) return;
   settle(h, g_now);
-  h.speed = h.pstate_speed[pstate];
+  set_speed(h, h.pstate_speed[pstate]);
+  rates(h);
   retime(h);
 }
 

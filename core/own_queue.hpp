@@ -38,6 +38,7 @@ struct Work {
 };
 
 void add_actor(simgrid::s4u::Actor* actor, sim_ns at, bool first_at_ties);  // spawned: runnable from `at`
+long running();  // the pid of the actor that holds control (SimGrid's get_pid() without its TLS lookup)
 void actor_start(long pid);           // an actor's first act: wait to be picked
 void actor_end(long pid);             // an actor ends: pass control on
 

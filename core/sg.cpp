@@ -334,7 +334,7 @@ static Woken own_wait(own::Bell* bell, own::Work* work, sim_ns deadline) {
 Woken wait_event(Doorbell& bell, const sg4::ExecPtr& work, sim_ns deadline) {
   if (own_on()) {
     VTICK_WARN(work != nullptr, "a SimGrid Exec under the vtick scheduler (work_is_timed() was not asked)");
-    bell.owner_ = self_pid();
+    bell.owner_ = own::running();
     return own_wait(&bell.own_, nullptr, deadline);
   }
   sync_lag();  // before `work` starts, see start_work()
@@ -450,7 +450,7 @@ bool wait_timed_work(Doorbell& bell, sg4::Host* host, sim_ns& left, sim_ns deadl
   if (own_on()) {
     own::Work w;
     own::work_start(w, host, left);
-    bell.owner_ = self_pid();
+    bell.owner_ = own::running();
     Woken r = own_wait(&bell.own_, &w, deadline);
     left = own::work_stop(w);
     return r == Woken::WorkDone;

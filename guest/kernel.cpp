@@ -27,22 +27,23 @@ GuestKernel::GuestKernel(GuestParams p, int nr_cpus, std::uint64_t seed) : p_(st
 
 // The packing observer after a run-queue change (guest/packing.hpp).
 void GuestKernel::packing_update(sim_ns now, LbCause why) {
-  std::vector<int>& nr = pack_nr_;
-  std::vector<bool>& idle = pack_idle_;
-  std::vector<int>& own = pack_own_;
-  nr.assign(cpus_.size(), 0);
-  idle.assign(cpus_.size(), false);
-  own.assign(cpus_.size(), 0);
+  Packing::Queues& q = pack_queues_;
+  q.busy.clear();
+  q.idle_cpus = 0;
+  q.first_idle = -1;
+  q.colocated = false;
+  auto mine = [](const Task* t) { return t && t->user ? 1 : 0; };  // the workload's; background tasks have none
   for (std::size_t i = 0; i < cpus_.size(); ++i) {
     const GuestCpu& c = *cpus_[i];
     if (!c.online()) continue;
-    nr[i] = c.nr_running();
-    idle[i] = c.idle_cpu();
-    auto mine = [](const Task* t) { return t && t->user ? 1 : 0; };  // the workload's; background tasks have none
-    own[i] = mine(c.curr ? c.curr : c.switching_to);
-    for (const Task* t : c.rq) own[i] += mine(t);
+    if (c.nr_running() >= 2) q.busy.push_back(static_cast<int>(i));
+    if (c.idle_cpu() && q.idle_cpus++ == 0) q.first_idle = static_cast<int>(i);
+    if (q.colocated) continue;  // one CPU with two of the workload's tasks is enough
+    int own = mine(c.curr ? c.curr : c.switching_to);
+    for (const Task* t : c.rq) own += mine(t);
+    q.colocated = own >= 2;
   }
-  packing_->update(now, why, nr, idle, own);
+  packing_->update(now, why, q);
 }
 
 Task& GuestKernel::add_task(std::string comm, std::vector<Phase> program, int cpu, std::uint64_t allowed) {

@@ -314,9 +314,7 @@ class GuestKernel {
   std::deque<std::unique_ptr<Task>> tasks_;
   std::vector<double> lb_loads_;  // sched_balance_rq()'s cpu_loads(), kept to avoid an allocation
   std::unique_ptr<Packing> packing_;
-  std::vector<int> pack_nr_;
-  std::vector<bool> pack_idle_;
-  std::vector<int> pack_own_;
+  Packing::Queues pack_queues_;  // packing_update()'s reading, kept to avoid an allocation
   std::deque<WaitEvent> events_;
   std::deque<Mutex> mutexes_;
   std::map<std::uint64_t, std::function<void(GuestCpu&)>> requests_;

@@ -10,29 +10,21 @@ namespace vtick {
 void Packing::flush(sim_ns now) {
   if (now <= last_) return;
   sim_ns dt = now - last_;
-  for (std::size_t c = 0; c < flag_.size(); ++c)
-    if (flag_[c]) packed_ns_[c] += dt;
+  for (int c : packed_) packed_ns_[static_cast<std::size_t>(c)] += dt;
   if (on_) st_.packed_ns += dt;
   if (colocated_) st_.colocated_ns += dt;
   last_ = now;
 }
 
-void Packing::update(sim_ns now, LbCause why, const std::vector<int>& nr, const std::vector<bool>& idle,
-                     const std::vector<int>& own) {
+void Packing::update(sim_ns now, LbCause why, const Queues& q) {
   now = std::max(now, last_);  // vCPU clocks may differ by their run-ahead: keep it monotonic
   flush(now);
-  bool col = std::any_of(own.begin(), own.end(), [](int n) { return n >= 2; });
-  if (col && !colocated_) ++st_.colocated_episodes;
-  colocated_ = col;
-  int idle_cpus = 0, first = -1, idle_one = -1;
-  for (std::size_t c = 0; c < nr.size(); ++c)
-    if (idle[c]) { ++idle_cpus; if (idle_one < 0) idle_one = static_cast<int>(c); }
-  bool any = false;
-  for (std::size_t c = 0; c < nr.size(); ++c) {
-    flag_[c] = nr[c] >= 2 && idle_cpus > 0;
-    if (flag_[c] && first < 0) first = static_cast<int>(c);
-    any = any || flag_[c];
-  }
+  if (q.colocated && !colocated_) ++st_.colocated_episodes;
+  colocated_ = q.colocated;
+  if (q.idle_cpus > 0) packed_ = q.busy;
+  else packed_.clear();
+  bool any = !packed_.empty();
+  int first = any ? packed_.front() : -1, idle_one = q.first_idle;
   if (any == on_) return;
   std::uint64_t* start[] = {&st_.start_wakeup, &st_.start_block, &st_.start_newidle, &st_.start_periodic,
                             &st_.start_nohz, &st_.start_active, &st_.start_other};

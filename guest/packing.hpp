@@ -47,12 +47,18 @@ struct PackingStats {
 
 class Packing {
  public:
-  explicit Packing(int cpus) : packed_ns_(static_cast<size_t>(cpus), 0), flag_(static_cast<size_t>(cpus), false) {}
-  // The run queues changed at `now` because of `why`; per CPU (online): `nr` runnable
-  // tasks, `idle`, and `own` of them the workload's (co-location: the workers share a vCPU
-  // also when no other is idle, as beside a busy loop).
-  void update(sim_ns now, LbCause why, const std::vector<int>& nr, const std::vector<bool>& idle,
-              const std::vector<int>& own);
+  explicit Packing(int cpus) : packed_ns_(static_cast<size_t>(cpus), 0) {}
+  // The run queues as of a change (online CPUs only).
+  struct Queues {
+    std::vector<int> busy;  // the CPUs with >= 2 runnable tasks, in CPU order
+    int idle_cpus = 0;
+    int first_idle = -1;
+    // some CPU has >= 2 of the workload's tasks (co-location: the workers share a vCPU also
+    // when no other is idle, as beside a busy loop)
+    bool colocated = false;
+  };
+  // The run queues changed at `now` because of `why`.
+  void update(sim_ns now, LbCause why, const Queues& q);
   void flush(sim_ns now);  // account time up to `now` (results mid-phase)
   const PackingStats& stats() const { return st_; }
   sim_ns packed_ns(int cpu) const { return packed_ns_[static_cast<size_t>(cpu)]; }
@@ -61,7 +67,7 @@ class Packing {
  private:
   PackingStats st_;
   std::vector<sim_ns> packed_ns_;
-  std::vector<bool> flag_;
+  std::vector<int> packed_;  // the CPUs packed now (>= 2 runnable while another is idle)
   bool on_ = false;
   bool colocated_ = false;
   sim_ns last_ = 0, since_ = 0;
