@@ -12,6 +12,10 @@
 
 #include "core/warn.hpp"
 
+namespace vtick {
+sim_ns detail::g_own_now = 0;
+}
+
 namespace vtick::own {
 
 namespace sg4 = simgrid::s4u;
@@ -53,7 +57,7 @@ struct Entry {
   long pid;
 };
 
-sim_ns g_now = 0;      // the running actor's time (in a local stretch, ahead of others')
+sim_ns& g_now = detail::g_own_now;  // the running actor's time (in a local stretch, ahead of others')
 sim_ns g_reached = 0;  // the latest time any actor reached (the time hook's)
 long g_running = -1;  // the actor that holds control (or was just handed it)
 std::uint64_t g_seq = 0, g_handoffs = 0, g_run_aheads = 0;

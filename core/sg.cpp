@@ -43,8 +43,10 @@ static void read_clock() { g_clock = from_seconds(sg4::Engine::get_clock()); }
 
 // The scheduler of this engine: vtick's own queue (core/own_queue.hpp) or SimGrid's activities.
 static StepScheduler g_scheduler = StepScheduler::Simgrid;
+bool detail::g_own_on = false;
 void set_step_scheduler(StepScheduler s) {
   g_scheduler = s;
+  detail::g_own_on = s == StepScheduler::Vtick;
   own::reset();
 }
 StepScheduler step_scheduler() { return g_scheduler; }
@@ -56,7 +58,7 @@ const SgEventCounts& sg_event_counts() {
   return g_counts;
 }
 
-sim_ns now() { return own_on() ? own::now() : g_clock + g_lag; }
+sim_ns detail::sg_now() { return g_clock + g_lag; }
 sim_ns engine_clock() {
   if (own_on()) return own::now();
   read_clock();

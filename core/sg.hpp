@@ -28,7 +28,13 @@ std::vector<std::string> simgrid_env_cfg();
 // Called as the model's clock moves (progress lines).
 void set_time_hook(std::function<void(sim_ns)> fn);
 
-sim_ns now();  // the calling actor's time in model nanoseconds (see run_ahead())
+namespace detail {  // now()'s clock, read inline: the model asks for it millions of times a simulated second
+extern bool g_own_on;     // run.scheduler = vtick
+extern sim_ns g_own_now;  // the vtick scheduler's clock (core/own_queue.cpp)
+sim_ns sg_now();          // the simgrid scheduler's: SimGrid's clock plus the running actor's lag
+}  // namespace detail
+// The calling actor's time in model nanoseconds (see run_ahead()).
+inline sim_ns now() { return detail::g_own_on ? detail::g_own_now : detail::sg_now(); }
 sim_ns engine_clock();  // SimGrid's clock in ns, outside an actor (after Engine::run)
 
 // Runs `body` as a SimGrid actor on `host`. An exception escaping the body does not

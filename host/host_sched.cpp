@@ -25,13 +25,12 @@ void HostScheduler::add_running(HostThread& t, int hw) {
   t.exec_start = now();
   c.curr = &t;
   c.slice_start = now();
-  threads_.push_back(&t);
 }
 
 void HostScheduler::add_sleeping(HostThread& t, int hw) {
   t.cpu = &cpu(hw);
   t.state = HostThread::State::Sleeping;
-  threads_.push_back(&t);
+  t.cpu->sleepers.push_back(&t);
 }
 
 // select_task_rq_fair() on the host: the previous CPU if idle, else an idle allowed
@@ -49,8 +48,7 @@ int HostScheduler::select_cpu(const HostThread& t) const {
 
 sim_ns HostScheduler::next_timer_on(const HostCpu& c) const {
   sim_ns next = KTIME_MAX;
-  for (const HostThread* t : threads_)
-    if (t->state == HostThread::State::Sleeping && t->cpu == &c) next = std::min(next, t->next_timer);
+  for (const HostThread* t : c.sleepers) next = std::min(next, t->next_timer);
   return next;
 }
 
@@ -83,6 +81,8 @@ void HostScheduler::wake(HostThread& t) {
   // the idle CPU's past first: its governor saw this thread's timer until now
   HostCState s = HostCState::C1;
   sim_ns exit_latency = c.idle() ? idle_exit(c, n, s) : 0;
+  auto& sl = t.cpu->sleepers;  // (after idle_exit(): the governor saw its timer until now)
+  sl.erase(std::find(sl.begin(), sl.end(), &t));
   t.next_timer = KTIME_MAX;
   t.cpu = &c;
   // place_entity(): a sleeper gets at most half a latency period of credit
@@ -145,6 +145,7 @@ void HostScheduler::schedule_out(HostThread& t, bool still_runnable) {
     c.rq.push_back(&t);
   } else {
     t.state = HostThread::State::Sleeping;
+    c.sleepers.push_back(&t);
   }
   c.curr = nullptr;
   pick_next(c);

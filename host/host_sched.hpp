@@ -90,6 +90,7 @@ class HostCpu {
   HwThread& hw;
   HostThread* curr = nullptr;
   std::vector<HostThread*> rq;     // runnable, not running
+  std::vector<HostThread*> sleepers;  // its sleeping threads (their timers: next_timer_on())
   sim_ns min_vruntime = 0;
   sim_ns slice_start = 0;
   sim_ns idle_since = 0;
@@ -159,7 +160,6 @@ class HostScheduler {
   std::vector<cpuidle::CpuidleState> states_;  // the host cpuidle driver's table (host_idle_states())
   std::vector<int> state_cstate_;     // its states as C-states (-1: POLL)
   sim_ns poll_limit_ = 0;             // cpuidle_poll_time()
-  std::vector<HostThread*> threads_;
 };
 
 }  // namespace vtick
