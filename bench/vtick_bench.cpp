@@ -8,6 +8,7 @@
 #include <queue>
 #include <sys/resource.h>
 #include <simgrid/s4u.hpp>
+#include <simgrid/simix.hpp>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,6 +42,39 @@ static void bare_timer_loop(long events) {
   e.run();
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("bare SimGrid timer loop : %ld sleeps in %.2f s wall = %.0f events per wall second\n", per * 4, wall, per * 4 / wall);
+}
+
+// Two actors passing control back and forth as the vtick scheduler does (core/own_queue.cpp
+// hand_to(): resume the other, suspend oneself; no simulated time passes): the floor of one
+// hand-off on SimGrid's public API.
+static void bare_handoff_loop(long handoffs) {
+  xbt_log_control_set("root.thres:critical");
+  int argc = 1;
+  char a0[] = "bench";
+  char* argv[] = {a0, nullptr};
+  sg4::Engine e(&argc, argv);
+  auto* z = sg4::create_full_zone("z");
+  auto* h = z->create_host("h", 1e9);
+  z->seal();
+  static int turn = 0;
+  static sg4::ActorPtr actors[2];
+  long per = handoffs / 2;
+  for (int i = 0; i < 2; ++i)
+    actors[i] = sg4::Actor::create("a" + std::to_string(i), h, [per, i] {
+      for (long k = 0; k < per; ++k) {
+        while (turn != i) sg4::this_actor::suspend();
+        turn = 1 - i;
+        simgrid::kernel::actor::simcall_answered([a = actors[1 - i].get()] {
+          if (a->is_suspended()) a->resume();
+        });
+      }
+    });
+  auto t0 = std::chrono::steady_clock::now();
+  e.run();
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("bare SimGrid hand-off loop: %ld hand-offs in %.2f s wall = %.0f per wall second (%.0f ns each)\n", per * 2,
+              wall, per * 2 / wall, wall * 1e9 / static_cast<double>(per * 2));
+  actors[0] = actors[1] = nullptr;
 }
 
 // The same 4 skewed periods as a bare std::priority_queue of (time, actor): what one event
@@ -130,6 +164,7 @@ int main(int argc, char** argv) {
   }
   std::printf("%s\n", version_line().c_str());
   in_child([] { bare_timer_loop(2000000); });
+  in_child([] { bare_handoff_loop(2000000); });
   in_child([] { bare_queue_loop(20000000); });
   for (const char* q : {"", "simgrid"}) {
     in_child([&] { model_run("default.toml", "legacy", duration, q); });
