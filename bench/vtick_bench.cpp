@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <queue>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <simgrid/s4u.hpp>
 #include <simgrid/simix.hpp>
@@ -47,6 +48,9 @@ static void bare_timer_loop(long events) {
 // Two actors passing control back and forth as the vtick scheduler does (core/own_queue.cpp
 // hand_to(): resume the other, suspend oneself; no simulated time passes): the floor of one
 // hand-off on SimGrid's public API.
+static double g_handoff_ns = 0;  // the floor measured below, shared with the rows' children (mmap)
+static double* g_handoff_shared = nullptr;
+
 static void bare_handoff_loop(long handoffs) {
   xbt_log_control_set("root.thres:critical");
   int argc = 1;
@@ -74,6 +78,7 @@ static void bare_handoff_loop(long handoffs) {
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("bare SimGrid hand-off loop: %ld hand-offs in %.2f s wall = %.0f per wall second (%.0f ns each)\n", per * 2,
               wall, per * 2 / wall, wall * 1e9 / static_cast<double>(per * 2));
+  *g_handoff_shared = wall * 1e9 / static_cast<double>(per * 2);
   actors[0] = actors[1] = nullptr;
 }
 
@@ -110,6 +115,15 @@ static void model_run(const std::string& scenario, const std::string& policy, co
   model_run_sets(scenario, policy, duration, scheduler, {});
 }
 
+// Under the vtick scheduler the SimGrid activities are the hand-offs: their floor (the bare
+// hand-off loop's cost each) as a share of the run's wall time.
+static std::string handoff_share(StepScheduler s, double handoffs, double wall) {
+  if (s != StepScheduler::Vtick || g_handoff_ns <= 0 || wall <= 0) return "";
+  char b[64];
+  std::snprintf(b, sizeof b, "; hand-off floor %.0f%% of wall", 100.0 * handoffs * g_handoff_ns * 1e-9 / wall);
+  return b;
+}
+
 // One run; `scheduler` empty: the default (vtick). Model steps: the blocking calls of
 // core/sg.hpp (under the simgrid scheduler its waits plus the steps run ahead).
 static void model_run_sets(const std::string& scenario, const std::string& policy, const std::string& duration,
@@ -125,11 +139,12 @@ static void model_run_sets(const std::string& scenario, const std::string& polic
   double steps = static_cast<double>(sc.run.scheduler == StepScheduler::Vtick ? r.sg_detail[5] : r.sg_detail[0] + r.sg_detail[4]);
   std::printf("%-36s %-8s %-7s: %4.0f s simulated in %6.2f s wall = %5.2f sim s/wall s, %.3f wall s per vCPU-s; "
               "%9llu SimGrid activities = %7.0f per wall s, %7.0f per sim s; %7.0f model steps per sim s; peak RSS %ld MiB; "
-              "%.0f %s/s%s\n",
+              "%.0f %s/s%s%s\n",
               label.c_str(), policy.c_str(), enum_name(sc.run.scheduler), sim_s, r.wall_seconds, sim_s / r.wall_seconds,
               r.wall_seconds / (sim_s * sc.vcpus), static_cast<unsigned long long>(r.sg_events),
               static_cast<double>(r.sg_events) / r.wall_seconds, static_cast<double>(r.sg_events) / sim_s, steps / sim_s,
-              peak_rss_kb() / 1024, r.metrics.get("workload.ops") / sim_s, r.ops_name.c_str(), r.failed ? " FAILED" : "");
+              peak_rss_kb() / 1024, r.metrics.get("workload.ops") / sim_s, r.ops_name.c_str(), r.failed ? " FAILED" : "",
+              handoff_share(sc.run.scheduler, static_cast<double>(r.sg_events), r.wall_seconds).c_str());
 }
 
 // One simulation per process (SimGrid's engine is a singleton).
@@ -164,7 +179,14 @@ int main(int argc, char** argv) {
   }
   std::printf("%s\n", version_line().c_str());
   in_child([] { bare_timer_loop(2000000); });
+  g_handoff_shared = static_cast<double*>(mmap(nullptr, sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+  if (g_handoff_shared == MAP_FAILED) {
+    std::perror("vtick_bench: mmap");
+    return 1;
+  }
+  *g_handoff_shared = 0;
   in_child([] { bare_handoff_loop(2000000); });
+  g_handoff_ns = *g_handoff_shared;
   in_child([] { bare_queue_loop(20000000); });
   for (const char* q : {"", "simgrid"}) {
     in_child([&] { model_run("default.toml", "legacy", duration, q); });
