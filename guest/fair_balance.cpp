@@ -26,6 +26,7 @@ struct SgStats {  // struct sg_lb_stats
   std::uint64_t span = 0;
   int weight = 0, sum_nr_running = 0, idle_cpus = 0;
   double load = 0;
+  bool load_known = false;  // load is summed when a comparison needs it (see sched_balance_rq())
   GroupType type = GroupType::HasSpare;
   double avg_load() const { return weight ? load / weight : 0; }
 };
@@ -146,7 +147,24 @@ int GuestKernel::sched_balance_rq(GuestCpu& self, GuestCpu& dst, SchedDomain& sd
   // update_sd_lb_stats(): per group, tasks, idle CPUs, load
   SgStats local, busiest;
   bool have_busiest = false;
-  cpu_loads(now, lb_loads_);  // one pass over the tasks, not one per CPU of the domain
+  // A group's load only decides between groups of one type (not has-spare) and the
+  // overloaded local group's margin: summed then, from one pass over the tasks
+  // (cpu_loads(), not one per CPU of the domain), at most once per call.
+  bool loads_read = false;
+  auto avg_load = [&](SgStats& s) {
+    if (!s.load_known) {
+      if (!loads_read) cpu_loads(now, lb_loads_);
+      loads_read = true;
+      s.load = 0;
+      for (std::uint64_t m = s.span; m; m &= m - 1) {  // the group's online CPUs, lowest first
+        int c = __builtin_ctzll(m);
+        if (c >= nr_cpus()) break;
+        if (cpus_[static_cast<size_t>(c)]->online()) s.load += lb_loads_[static_cast<size_t>(c)];
+      }
+      s.load_known = true;
+    }
+    return s.avg_load();
+  };
   for (std::uint64_t g : sd.groups) {
     SgStats s;
     s.span = g;
@@ -158,7 +176,6 @@ int GuestKernel::sched_balance_rq(GuestCpu& self, GuestCpu& dst, SchedDomain& sd
       ++s.weight;
       s.sum_nr_running += cc.nr_running();
       s.idle_cpus += cc.idle_cpu();
-      s.load += lb_loads_[static_cast<size_t>(c)];
     }
     // group_classify(): more tasks than CPUs is overloaded; no idle CPU is fully busy
     s.type = s.sum_nr_running > s.weight ? GroupType::Overloaded : s.idle_cpus == 0 ? GroupType::FullyBusy : GroupType::HasSpare;
@@ -169,13 +186,13 @@ int GuestKernel::sched_balance_rq(GuestCpu& self, GuestCpu& dst, SchedDomain& sd
     bool pick = !have_busiest || s.type > busiest.type;
     if (have_busiest && s.type == busiest.type) {
       if (s.type == GroupType::HasSpare) pick = s.idle_cpus < busiest.idle_cpus || (s.idle_cpus == busiest.idle_cpus && s.sum_nr_running > busiest.sum_nr_running);
-      else pick = s.avg_load() > busiest.avg_load();
+      else pick = avg_load(s) > avg_load(busiest);
     }
     if (pick) { busiest = s; have_busiest = true; }
   }
   // sched_balance_find_src_group()
   if (!have_busiest || local.type > busiest.type) return out_balanced();
-  if (local.type == GroupType::Overloaded && 100 * busiest.avg_load() <= sd.imbalance_pct * local.avg_load()) return out_balanced();
+  if (local.type == GroupType::Overloaded && 100 * avg_load(busiest) <= sd.imbalance_pct * avg_load(local)) return out_balanced();
   if (busiest.type != GroupType::Overloaded) {
     if (idle == CpuIdleType::NotIdle) return out_balanced();  // let an idle CPU pull
     if (busiest.weight > 1 && local.idle_cpus <= busiest.idle_cpus + 1) return out_balanced();
