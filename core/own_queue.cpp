@@ -63,7 +63,12 @@ long g_running = -1;  // the actor that holds control (or was just handed it)
 std::uint64_t g_seq = 0, g_handoffs = 0, g_run_aheads = 0;
 bool g_deadlock = false;
 std::vector<Slot> g_slots;  // by SimGrid pid
-std::vector<long> g_heap;   // the queued actors' pids, a binary heap (Slot::pos indexes it)
+struct HeapEntry {
+  sim_ns at;
+  std::uint64_t order;  // order_key(): who goes first at one instant
+  long pid;
+};
+std::vector<HeapEntry> g_heap;  // the queued actors, a binary heap (Slot::pos indexes it)
 std::unordered_map<const sg4::Host*, HostRate> g_hosts;  // looked up, never iterated
 // a direct-mapped cache in front of it (the map's nodes do not move)
 constexpr std::size_t kHostCache = 64;
@@ -74,38 +79,44 @@ std::function<void(sim_ns)> g_time_hook;
 // Every actor that blocks here was added (add_actor) and has its slot.
 Slot& slot(long pid) { return g_slots[static_cast<std::size_t>(pid)]; }
 
-// The queue is a binary heap of pids whose slots know their position, so that re-queueing
-// an actor moves its one entry (no stale entries left behind to skip).
-bool before(long a, long b) {
-  const Slot& x = slot(a);
-  const Slot& y = slot(b);
-  if (x.at != y.at) return x.at < y.at;
-  if (x.first != y.first) return x.first;
-  return x.seq > y.seq;
+// The queue is a binary heap whose entries carry their order inline (no look-up of the
+// slot per comparison) and whose slots know their position, so that re-queueing an actor
+// moves its one entry (no stale entries left behind to skip). An entry's order key: the
+// observer bit clear first, then the larger seq (queued last) first.
+std::uint64_t order_key(bool first, std::uint64_t seq) {
+  return (first ? 0 : std::uint64_t{1} << 63) | (~seq & ((std::uint64_t{1} << 63) - 1));
 }
-void place(std::size_t i, long pid) {
-  g_heap[i] = pid;
-  slot(pid).pos = static_cast<long>(i);
+bool before(const HeapEntry& x, const HeapEntry& y) { return x.at != y.at ? x.at < y.at : x.order < y.order; }
+void place(std::size_t i, const HeapEntry& e) {
+  g_heap[i] = e;
+  slot(e.pid).pos = static_cast<long>(i);
 }
 void sift_up(std::size_t i) {
-  long pid = g_heap[i];
-  while (i > 0 && before(pid, g_heap[(i - 1) / 2])) {
+  HeapEntry e = g_heap[i];
+  while (i > 0 && before(e, g_heap[(i - 1) / 2])) {
     place(i, g_heap[(i - 1) / 2]);
     i = (i - 1) / 2;
   }
-  place(i, pid);
+  place(i, e);
 }
 void sift_down(std::size_t i) {
-  long pid = g_heap[i];
+  HeapEntry e = g_heap[i];
+  const std::size_t n = g_heap.size();
   for (;;) {
     std::size_t c = 2 * i + 1;
-    if (c >= g_heap.size()) break;
-    if (c + 1 < g_heap.size() && before(g_heap[c + 1], g_heap[c])) ++c;
-    if (!before(g_heap[c], pid)) break;
+    if (c >= n) break;
+    if (c + 1 < n && before(g_heap[c + 1], g_heap[c])) ++c;
+    if (!before(g_heap[c], e)) break;
     place(i, g_heap[c]);
     i = c;
   }
-  place(i, pid);
+  place(i, e);
+}
+// Restores the heap around a changed entry at i: up if it is now earlier than its parent,
+// else down.
+void resift(std::size_t i) {
+  if (i > 0 && before(g_heap[i], g_heap[(i - 1) / 2])) sift_up(i);
+  else sift_down(i);
 }
 void unqueue(long pid) {
   Slot& s = slot(pid);
@@ -114,27 +125,29 @@ void unqueue(long pid) {
   if (s.pos < 0) return;
   auto i = static_cast<std::size_t>(s.pos);
   s.pos = -1;
-  long last = g_heap.back();
+  HeapEntry last = g_heap.back();
   g_heap.pop_back();
   if (i == g_heap.size()) return;
   place(i, last);
-  sift_up(i);
-  sift_down(static_cast<std::size_t>(slot(last).pos));
+  resift(i);
 }
 bool queue_empty() { return g_heap.empty(); }
-Entry queue_top() { return {slot(g_heap[0]).at, g_heap[0]}; }
+Entry queue_top() { return {g_heap[0].at, g_heap[0].pid}; }
 
 void queue(long pid, sim_ns at) {
   Slot& s = slot(pid);
   s.seq = ++g_seq;
   s.at = at;
+  HeapEntry e{at, order_key(s.first, s.seq), pid};
   if (s.pos < 0) {
-    g_heap.push_back(pid);
+    g_heap.push_back(e);
     s.pos = static_cast<long>(g_heap.size() - 1);
+    sift_up(static_cast<std::size_t>(s.pos));
+    return;
   }
   auto i = static_cast<std::size_t>(s.pos);
-  sift_up(i);
-  sift_down(static_cast<std::size_t>(slot(pid).pos));
+  g_heap[i] = e;
+  resift(i);
 }
 
 // A parked actor is a suspended SimGrid actor; control passes in two simcalls, as with a
@@ -212,7 +225,7 @@ void pass_on(long self) {
 void block(long self, sim_ns at) {
   // nobody is due before `at`; one due at `at` too would follow it (queued earlier), unless
   // it is an observer and the caller is not
-  if (at != KTIME_MAX && (queue_empty() || queue_top().at > at || (queue_top().at == at && (slot(self).first || !slot(g_heap[0]).first)))) {
+  if (at != KTIME_MAX && (queue_empty() || queue_top().at > at || (queue_top().at == at && (slot(self).first || !slot(g_heap[0].pid).first)))) {
     set_now(at);
     end_stretch_if_reached(self);
     return;
