@@ -222,10 +222,14 @@ void pass_on(long self) {
   hand_to(e.pid, self);
 }
 
+// Nobody is due before `at`; one due at `at` too would follow the caller (queued earlier),
+// unless it is an observer and the caller is not.
+bool first_until(long self, sim_ns at) {
+  return queue_empty() || queue_top().at > at || (queue_top().at == at && (slot(self).first || !slot(g_heap[0].pid).first));
+}
+
 void block(long self, sim_ns at) {
-  // nobody is due before `at`; one due at `at` too would follow it (queued earlier), unless
-  // it is an observer and the caller is not
-  if (at != KTIME_MAX && (queue_empty() || queue_top().at > at || (queue_top().at == at && (slot(self).first || !slot(g_heap[0].pid).first)))) {
+  if (at != KTIME_MAX && first_until(self, at)) {
     set_now(at);
     end_stretch_if_reached(self);
     return;
@@ -394,6 +398,17 @@ void ring(Bell& b, long owner) {
 
 Work::~Work() {
   if (host) work_stop(*this);
+}
+
+bool complete_alone(sg4::Host* host, sim_ns nominal, const Bell* bell, sim_ns deadline) {
+  if (bell && bell->rung) return false;
+  HostRate& h = rate_of(host);
+  if (!h.works.empty()) return false;
+  sim_ns end = g_now + end_after(static_cast<double>(nominal), h.speed);  // what work_start() gives it
+  if (end > deadline || (end > g_now && !first_until(g_running, end))) return false;
+  set_now(end);
+  end_stretch_if_reached(g_running);
+  return true;
 }
 
 void work_start(Work& w, sg4::Host* host, sim_ns nominal) {

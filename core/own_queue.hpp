@@ -48,6 +48,11 @@ Woken wait(Bell* bell, Work* work, sim_ns deadline);
 void ring(Bell& b, long owner);  // owner: the actor that waits on it (Doorbell::owner_)
 
 void work_start(Work& w, simgrid::s4u::Host* host, sim_ns nominal);
+// The common case of work_start() + wait() + work_stop() without them: `nominal` ns alone on
+// its hardware thread (so at its speed now, which only another actor can change), ending
+// before `deadline`, any ring of `bell` and any other actor's next event. Then the clock
+// moves to its end and true; else nothing happens and false.
+bool complete_alone(simgrid::s4u::Host* host, sim_ns nominal, const Bell* bell, sim_ns deadline);
 sim_ns work_stop(Work& w);  // the nominal ns it had left (0 when it completed)
 // The hardware thread's speed (SimGrid pstate index) from now: settles and re-times its works.
 void set_pstate(simgrid::s4u::Host* host, unsigned long pstate);
