@@ -156,6 +156,7 @@ void GuestCpu::go_offline() {
   }
   std::vector<Task*> moving = rq;
   rq.clear();
+  rq_changed();
   for (Task* t : moving) {
     GuestCpu& to = k_.cpu(k_.select_fallback_rq(*t));
     if (tracing()) trace::sched_migrate_task(now(), id_, t->pid, id_, to.id(), "hotplug");
@@ -184,6 +185,7 @@ void GuestCpu::go_offline() {
   hw_->cpu_off();
   // start_secondary(): back online
   online_ = true;
+  rq_changed();
   need_resched = false;
   enter_state(GuestCpuState::Idle);
   if (tracing()) trace::cpu_online(now(), id_);

@@ -64,9 +64,8 @@ bool GuestKernel::update_newidle_cost(SchedDomain& sd, sim_ns cost, sim_ns now) 
 
 // rd->overloaded: some CPU has more than one runnable task (set in add_nr_running()).
 bool GuestKernel::rd_overloaded() const {
-  for (const auto& c : cpus_)
-    if (c->online() && c->nr_running() > 1) return true;
-  return false;
+  pack_refresh();  // the online CPUs with >= 2 runnable, kept from pack_touch()
+  return !pack_queues_.busy.empty();
 }
 
 // should_we_balance(): a newly idle CPU always may; otherwise the first idle CPU of the
@@ -110,11 +109,13 @@ void GuestKernel::move_queued_task(GuestCpu& self, Task& p, GuestCpu& src, Guest
   src.hw().revoke_local();
   dst.hw().revoke_local();
   src.rq.erase(it);
+  src.rq_changed();
   sim_ns now = self.now();
   if (tracing()) trace::sched_migrate_task(now, self.id(), p.pid, src.id(), dst.id(), lb_cause_name(self.lb_cause));
   p.vruntime = p.vruntime - src.min_vruntime + dst.min_vruntime;
   p.cpu = dst.id();
   dst.rq.push_back(&p);
+  dst.rq_changed();
   ++sched_stats.lb_pulled;
   switch (self.lb_cause) {
     case LbCause::Newidle: ++sched_stats.migrate_newidle; break;

@@ -23,25 +23,81 @@ GuestKernel::GuestKernel(GuestParams p, int nr_cpus, std::uint64_t seed) : p_(st
   }
   nr_busy_cpus = nr_cpus;  // sd_llc_shared->nr_busy_cpus starts at the LLC's weight
   packing_ = std::make_unique<Packing>(nr_cpus);
+  pack_.resize(static_cast<std::size_t>(nr_cpus));
+  for (int i = 0; i < nr_cpus; ++i) pack_dirty_.push_back(i);
 }
 
-// The packing observer after a run-queue change (guest/packing.hpp).
-void GuestKernel::packing_update(sim_ns now, LbCause why) {
+void GuestCpu::rq_changed() { k_.pack_touch(id_); }
+
+namespace {
+// A CPU's share of the packing reading (guest/packing.hpp): >= 2 runnable, idle, >= 2 of
+// the workload's tasks (background tasks have no user space). Offline: none of them.
+struct PackRead {
+  bool busy = false, idle = false, own2 = false;
+};
+PackRead pack_read(const GuestCpu& c) {
+  PackRead r;
+  if (!c.online()) return r;
+  r.busy = c.nr_running() >= 2;
+  r.idle = c.idle_cpu();
+  auto mine = [](const Task* t) { return t && t->user ? 1 : 0; };
+  int own = mine(c.curr ? c.curr : c.switching_to);
+  for (const Task* t : c.rq) own += mine(t);
+  r.own2 = own >= 2;
+  return r;
+}
+}  // namespace
+
+void GuestKernel::pack_refresh() const {
   Packing::Queues& q = pack_queues_;
-  q.busy.clear();
-  q.idle_cpus = 0;
-  q.first_idle = -1;
-  q.colocated = false;
-  auto mine = [](const Task* t) { return t && t->user ? 1 : 0; };  // the workload's; background tasks have none
+  for (int cpu : pack_dirty_) {
+    PackCpu& pc = pack_[static_cast<std::size_t>(cpu)];
+    PackRead r = pack_read(*cpus_[static_cast<std::size_t>(cpu)]);
+    pc.dirty = false;
+    if (r.busy != pc.busy) {
+      auto at = std::lower_bound(q.busy.begin(), q.busy.end(), cpu);
+      if (r.busy) q.busy.insert(at, cpu);
+      else q.busy.erase(at);
+    }
+    q.idle_cpus += static_cast<int>(r.idle) - static_cast<int>(pc.idle);
+    pack_own2_ += static_cast<int>(r.own2) - static_cast<int>(pc.own2);
+    pc.busy = r.busy;
+    pc.idle = r.idle;
+    pc.own2 = r.own2;
+  }
+  pack_dirty_.clear();
+  q.colocated = pack_own2_ > 0;
+}
+
+Packing::Queues GuestKernel::pack_scan() const {
+  Packing::Queues q;
+  int own2 = 0;
   for (std::size_t i = 0; i < cpus_.size(); ++i) {
-    const GuestCpu& c = *cpus_[i];
-    if (!c.online()) continue;
-    if (c.nr_running() >= 2) q.busy.push_back(static_cast<int>(i));
-    if (c.idle_cpu() && q.idle_cpus++ == 0) q.first_idle = static_cast<int>(i);
-    if (q.colocated) continue;  // one CPU with two of the workload's tasks is enough
-    int own = mine(c.curr ? c.curr : c.switching_to);
-    for (const Task* t : c.rq) own += mine(t);
-    q.colocated = own >= 2;
+    PackRead r = pack_read(*cpus_[i]);
+    if (r.busy) q.busy.push_back(static_cast<int>(i));
+    if (r.idle && q.idle_cpus++ == 0) q.first_idle = static_cast<int>(i);
+    own2 += r.own2;
+  }
+  q.colocated = own2 > 0;
+  return q;
+}
+
+// The packing observer after a run-queue change (guest/packing.hpp), from the CPUs read
+// again since the last one (pack_touch()): the same reading as one of every CPU, which a
+// check compares now and then (a run-queue change without pack_touch() is a model bug).
+void GuestKernel::packing_update(sim_ns now, LbCause why) {
+  pack_refresh();
+  Packing::Queues& q = pack_queues_;
+  q.first_idle = -1;
+  if (!packing_->on() && q.idle_cpus > 0 && !q.busy.empty()) {  // a phase starts: its idle CPU for the trace
+    for (std::size_t i = 0; i < cpus_.size() && q.first_idle < 0; ++i)
+      if (pack_[i].idle) q.first_idle = static_cast<int>(i);
+  }
+  if (++pack_calls_ % kPackCheckEvery == 0) {
+    Packing::Queues full = pack_scan();
+    VTICK_WARN(full.busy != q.busy || full.idle_cpus != q.idle_cpus || full.colocated != q.colocated,
+               "the packing reading kept from pack_touch() differs from one of every CPU (a run-queue change "
+               "without GuestCpu::rq_changed())");
   }
   packing_->update(now, why, q);
 }
@@ -121,6 +177,7 @@ void GuestKernel::delay_start(Task& t, sim_ns delay) {
   GuestCpu& c = cpu(t.cpu);
   for (auto it = c.rq.begin(); it != c.rq.end(); ++it)
     if (*it == &t) { c.rq.erase(it); break; }
+  c.rq_changed();
   t.state = TaskState::Sleeping;
   c.boot_sleepers.emplace_back(&t, delay);
 }

@@ -52,6 +52,7 @@ class GuestCpu final : public GuestIrqSink {
   GuestCpu(GuestKernel& k, int id);
 
   GuestKernel& kernel() { return k_; }
+  void rq_changed();  // after a change of rq, curr, switching_to, wake_list or online_ (GuestKernel::pack_touch())
   int id() const { return id_; }
   VirtualCpu& hw() { return *hw_; }
   void attach(VirtualCpu* hw) { hw_ = hw; }
@@ -299,6 +300,13 @@ class GuestKernel {
   int nr_busy_cpus = 0;          // sd_llc_shared->nr_busy_cpus
 
   void packing_update(sim_ns now, LbCause why);
+  // A CPU's run queue, current task, wake list or online state changed: packing_update()
+  // and rd_overloaded() read it again (they keep every other CPU's last reading).
+  void pack_touch(int cpu) {
+    auto i = static_cast<std::size_t>(cpu);
+    if (!pack_[i].dirty) pack_dirty_.push_back(cpu);
+    pack_[i].dirty = true;
+  }
   void packing_flush(sim_ns now) { packing_->flush(now); }
   const Packing& packing() const { return *packing_; }
 
@@ -314,7 +322,18 @@ class GuestKernel {
   std::deque<std::unique_ptr<Task>> tasks_;
   std::vector<double> lb_loads_;  // sched_balance_rq()'s cpu_loads(), kept to avoid an allocation
   std::unique_ptr<Packing> packing_;
-  Packing::Queues pack_queues_;  // packing_update()'s reading, kept to avoid an allocation
+  // packing_update()'s reading of each CPU, kept up to date from pack_touch()
+  struct PackCpu {
+    bool dirty = true, busy = false, idle = false, own2 = false;  // own2: >= 2 of the workload's tasks
+  };
+  void pack_refresh() const;  // reads the touched CPUs again
+  Packing::Queues pack_scan() const;  // every CPU read afresh (the check of the kept reading)
+  mutable std::vector<PackCpu> pack_;
+  mutable std::vector<int> pack_dirty_;
+  mutable Packing::Queues pack_queues_;  // busy (in CPU order), idle_cpus, colocated as own2 count > 0
+  mutable int pack_own2_ = 0;
+  std::uint64_t pack_calls_ = 0;
+  static constexpr std::uint64_t kPackCheckEvery = 256;  // packing_update()'s check of pack_touch(), amortised
   std::deque<WaitEvent> events_;
   std::deque<Mutex> mutexes_;
   std::map<std::uint64_t, std::function<void(GuestCpu&)>> requests_;

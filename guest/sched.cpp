@@ -28,6 +28,7 @@ void GuestKernel::enqueue_task(GuestCpu& c, Task& p, bool wakeup) {
   p.cpu = c.id();
   c.hw().revoke_local();  // a remote wake-up changed its queue (no-op on the CPU itself)
   c.rq.push_back(&p);
+  c.rq_changed();
   packing_update(c.now(), wakeup ? LbCause::Wakeup : LbCause::Other);
 }
 
@@ -53,6 +54,7 @@ Task* GuestCpu::pick_next_task() {
   }
   Task* next = *best;
   rq.erase(best);
+  rq_changed();
   for (Task* q : rq) q->yield_skip = false;
   next->yield_skip = false;
   return next;
@@ -119,6 +121,7 @@ bool GuestKernel::ttwu_queue_wakelist(Task& p, GuestCpu& target, GuestCpu& waker
   bool first = target.wake_list.empty();
   target.hw().revoke_local();
   target.wake_list.push_back(&p);
+  target.rq_changed();
   packing_update(waker.now(), LbCause::Wakeup);  // rq->ttwu_pending: no longer idle
   if (first) waker.send_call_function_single_ipi(target, "ttwu_queue_wakelist");
   return true;
@@ -142,6 +145,7 @@ void GuestKernel::ttwu_do_activate(GuestCpu& target, Task& p, GuestCpu& self) {
 void GuestKernel::sched_ttwu_pending(GuestCpu& c) {
   std::vector<Task*> list;
   list.swap(c.wake_list);
+  c.rq_changed();
   for (Task* p : list) {
     c.kernel_work(p_.costs.resched_ipi_ns);  // the activation's share of the IPI handler
     ttwu_do_activate(c, *p, c);

@@ -29,12 +29,14 @@ void GuestCpu::schedule() {
     if (prev->state == TaskState::Running) {
       prev->state = TaskState::Runnable;
       rq.push_back(prev);
+      rq_changed();
       if (!prev->yield_skip) ++k_.sched_stats.preemptions;
     } else {
       prev->vruntime -= min_vruntime;  // dequeue_task(): keep the lag relative
       prev->avg.update(t, true);       // it ran until now; from here its load decays
     }
     curr = nullptr;
+    rq_changed();
     if (active_balance) k_.active_load_balance_cpu_stop(*this);  // the stopper runs first
   }
   Task* next = pick_next_task();
@@ -44,6 +46,7 @@ void GuestCpu::schedule() {
     return;
   }
   switching_to = next;
+  rq_changed();
   enter_state(GuestCpuState::Sys);
   if (next != prev) {
     kernel_work(k_.params().costs.schedule_ns);
@@ -56,6 +59,7 @@ void GuestCpu::schedule() {
   idle_stamp = 0;
   switching_to = nullptr;
   curr = next;
+  rq_changed();
   if (prev && prev->state != TaskState::Runnable) k_.packing_update(now(), LbCause::Block);  // nr_running fell
   next->state = TaskState::Running;
   next->exec_start = now();

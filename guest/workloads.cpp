@@ -31,6 +31,7 @@ std::unique_ptr<Workload> make_workload(const WorkloadSpec& w) { return workload
 Task& Workload::add_task(GuestKernel& k, std::string comm, std::vector<Phase> program, int cpu, std::uint64_t allowed) {
   Task& t = k.add_task(std::move(comm), std::move(program), cpu, allowed);
   t.user = &user_;
+  k.cpu(t.cpu).rq_changed();  // one more of the workload's tasks there (packing_update())
   return t;
 }
 
