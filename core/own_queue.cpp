@@ -68,7 +68,7 @@ struct HeapEntry {
   std::uint64_t order;  // order_key(): who goes first at one instant
   long pid;
 };
-std::vector<HeapEntry> g_heap;  // the queued actors, a binary heap (Slot::pos indexes it)
+std::vector<HeapEntry> g_heap;  // the queued actors, a 4-ary heap (Slot::pos indexes it)
 std::unordered_map<const sg4::Host*, HostRate> g_hosts;  // looked up, never iterated
 // a direct-mapped cache in front of it (the map's nodes do not move)
 constexpr std::size_t kHostCache = 64;
@@ -79,10 +79,11 @@ std::function<void(sim_ns)> g_time_hook;
 // Every actor that blocks here was added (add_actor) and has its slot.
 Slot& slot(long pid) { return g_slots[static_cast<std::size_t>(pid)]; }
 
-// The queue is a binary heap whose entries carry their order inline (no look-up of the
+// The queue is a heap whose entries carry their order inline (no look-up of the
 // slot per comparison) and whose slots know their position, so that re-queueing an actor
 // moves its one entry (no stale entries left behind to skip). An entry's order key: the
 // observer bit clear first, then the larger seq (queued last) first.
+constexpr std::size_t kArity = 4;  // a 4-ary heap: half the levels of a binary one, for 100+ actors
 std::uint64_t order_key(bool first, std::uint64_t seq) {
   return (first ? 0 : std::uint64_t{1} << 63) | (~seq & ((std::uint64_t{1} << 63) - 1));
 }
@@ -93,9 +94,9 @@ void place(std::size_t i, const HeapEntry& e) {
 }
 void sift_up(std::size_t i) {
   HeapEntry e = g_heap[i];
-  while (i > 0 && before(e, g_heap[(i - 1) / 2])) {
-    place(i, g_heap[(i - 1) / 2]);
-    i = (i - 1) / 2;
+  while (i > 0 && before(e, g_heap[(i - 1) / kArity])) {
+    place(i, g_heap[(i - 1) / kArity]);
+    i = (i - 1) / kArity;
   }
   place(i, e);
 }
@@ -103,9 +104,10 @@ void sift_down(std::size_t i) {
   HeapEntry e = g_heap[i];
   const std::size_t n = g_heap.size();
   for (;;) {
-    std::size_t c = 2 * i + 1;
-    if (c >= n) break;
-    if (c + 1 < n && before(g_heap[c + 1], g_heap[c])) ++c;
+    std::size_t first = kArity * i + 1, c = first;
+    if (first >= n) break;
+    for (std::size_t k = first + 1; k < std::min(first + kArity, n); ++k)
+      if (before(g_heap[k], g_heap[c])) c = k;
     if (!before(g_heap[c], e)) break;
     place(i, g_heap[c]);
     i = c;
@@ -115,7 +117,7 @@ void sift_down(std::size_t i) {
 // Restores the heap around a changed entry at i: up if it is now earlier than its parent,
 // else down.
 void resift(std::size_t i) {
-  if (i > 0 && before(g_heap[i], g_heap[(i - 1) / 2])) sift_up(i);
+  if (i > 0 && before(g_heap[i], g_heap[(i - 1) / kArity])) sift_up(i);
   else sift_down(i);
 }
 void unqueue(long pid) {
