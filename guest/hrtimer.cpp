@@ -1,6 +1,7 @@
 // kernel/time/hrtimer.c, kernel/time/clockevents.c, kernel/time/tick-oneshot.c
 #include "guest/hrtimer.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "core/trace.hpp"
@@ -75,11 +76,11 @@ void HrtimerBase::enqueue(Hrtimer& t) {
   t.seq = ++seq_;
   t.queued = true;
   t.base_cpu = cpu_;
-  queue_.insert(&t);
+  queue_.insert(std::lower_bound(queue_.begin(), queue_.end(), &t, ByExpiry{}), &t);
 }
 
 void HrtimerBase::migrate_to(HrtimerBase& to) {
-  std::vector<Hrtimer*> all(queue_.begin(), queue_.end());  // in expiry order: the same order there
+  std::vector<Hrtimer*> all = queue_;  // in expiry order: the same order there
   queue_.clear();
   for (Hrtimer* t : all) to.enqueue(*t);
   expires_next_ = KTIME_MAX;  // this CPU's device is shut down with it
@@ -87,7 +88,8 @@ void HrtimerBase::migrate_to(HrtimerBase& to) {
 }
 
 void HrtimerBase::remove(Hrtimer& t) {
-  queue_.erase(&t);
+  auto it = std::find(queue_.begin(), queue_.end(), &t);
+  if (it != queue_.end()) queue_.erase(it);
   t.queued = false;
 }
 

@@ -3,7 +3,7 @@
 #include "core/stats.hpp"
 #include <cstdint>
 #include <functional>
-#include <set>
+#include <vector>
 
 #include "core/time.hpp"
 #include "platform/arch.hpp"
@@ -99,7 +99,7 @@ class HrtimerBase {
 
   ClockEventDevice& dev_;
   int cpu_;
-  std::set<Hrtimer*, ByExpiry> queue_;
+  std::vector<Hrtimer*> queue_;  // the timerqueue, sorted ByExpiry (a few timers: no node to allocate per start)
   sim_ns expires_next_ = KTIME_MAX;
   const Hrtimer* next_timer_ = nullptr;
   bool in_hrtirq_ = false;
