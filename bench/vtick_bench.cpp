@@ -3,6 +3,7 @@
 // loop measured in the same run. Prints figures; asserts nothing (speed is measured
 // here, not in tests). Usage: vtick_bench [DURATION] (simulated time per row, default 10s)
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <queue>
@@ -49,7 +50,8 @@ static void bare_timer_loop(long events) {
 // hand_to(): resume the other, suspend oneself; no simulated time passes): the floor of one
 // hand-off on SimGrid's public API.
 static double g_handoff_ns = 0;  // the floor measured below, shared with the rows' children (mmap)
-static double* g_handoff_shared = nullptr;
+static double* g_handoff_shared = nullptr;  // [0] the hand-off floor; [1 + k] the k-th scaling row's wall s per vCPU-s
+static double* g_row_result = nullptr;       // where the current row writes its wall s per vCPU-s (null: nowhere)
 
 static void bare_handoff_loop(long handoffs) {
   xbt_log_control_set("root.thres:critical");
@@ -137,7 +139,7 @@ static void model_run_sets(const std::string& scenario, const std::string& polic
   std::string label = scenario;
   if (!extra.empty()) label = scenario.substr(scenario.rfind('/') + 1) + ", " + std::to_string(sc.vcpus) + " vCPUs";
   double steps = static_cast<double>(sc.run.scheduler == StepScheduler::Vtick ? r.sg_detail[5] : r.sg_detail[0] + r.sg_detail[4]);
-  std::printf("%-36s %-8s %-7s: %4.0f s simulated in %6.2f s wall = %5.2f sim s/wall s, %.3f wall s per vCPU-s; "
+  std::printf("%-36s %-8s %-7s: %4.0f s simulated in %6.2f s wall = %5.2f sim s/wall s, %.4f wall s per vCPU-s; "
               "%9llu SimGrid activities = %7.0f per wall s, %7.0f per sim s; %7.0f model steps per sim s; peak RSS %ld MiB; "
               "%.0f %s/s%s%s\n",
               label.c_str(), policy.c_str(), enum_name(sc.run.scheduler), sim_s, r.wall_seconds, sim_s / r.wall_seconds,
@@ -145,6 +147,7 @@ static void model_run_sets(const std::string& scenario, const std::string& polic
               static_cast<double>(r.sg_events) / r.wall_seconds, static_cast<double>(r.sg_events) / sim_s, steps / sim_s,
               peak_rss_kb() / 1024, r.metrics.get("workload.ops") / sim_s, r.ops_name.c_str(), r.failed ? " FAILED" : "",
               handoff_share(sc.run.scheduler, static_cast<double>(r.sg_events), r.wall_seconds).c_str());
+  if (g_row_result) *g_row_result = r.wall_seconds / (sim_s * sc.vcpus);
 }
 
 // One simulation per process (SimGrid's engine is a singleton).
@@ -179,7 +182,7 @@ int main(int argc, char** argv) {
   }
   std::printf("%s\n", version_line().c_str());
   in_child([] { bare_timer_loop(2000000); });
-  g_handoff_shared = static_cast<double*>(mmap(nullptr, sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+  g_handoff_shared = static_cast<double*>(mmap(nullptr, 16 * sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
   if (g_handoff_shared == MAP_FAILED) {
     std::perror("vtick_bench: mmap");
     return 1;
@@ -203,13 +206,22 @@ int main(int argc, char** argv) {
   in_child([&] { model_run("oci/standard2.1-oltp.toml", "legacy", "5s", ""); });
   in_child([&] { model_run("oci/standard2.1-oltp.toml", "legacy", "60s", ""); });
   // scaling at a constant load per vCPU: periodic, two 300/700 us tasks per vCPU, 1 .. 64
-  // vCPUs (OLTP's table lock saturates near 16 vCPUs), then 64-vCPU OLTP
-  for (int n : {1, 2, 4, 8, 16, 32, 64})
+  // vCPUs, each row 64 vCPU-seconds (64 s at 1 vCPU .. 1 s at 64: equally long to measure;
+  // OLTP's table lock saturates near 16 vCPUs), then 64-vCPU OLTP
+  const int sizes[] = {1, 2, 4, 8, 16, 32, 64};
+  for (std::size_t k = 0; k < std::size(sizes); ++k)
     in_child([&] {
-      model_run_sets("../bench/scenarios/periodic.toml", "legacy", "1s", "",
+      int n = sizes[k];
+      g_row_result = &g_handoff_shared[1 + k];
+      model_run_sets("../bench/scenarios/periodic.toml", "legacy", std::to_string(64 / n) + "s", "",
                      {"platform.shape=generic", "platform.arch=skylake-sp", "platform.threads_per_core=1",
                       "platform.cores=" + std::to_string(n), "workload.tasks=" + std::to_string(2 * n)});
     });
+  const double* per = g_handoff_shared + 1;
+  double lo = *std::min_element(per, per + std::size(sizes)), hi = *std::max_element(per, per + std::size(sizes));
+  if (lo > 0)
+    std::printf("scaling (periodic, wall s per vCPU-s): x%.2f from 1 to 64 vCPUs, x%.2f from 2 to 64, max/min x%.2f\n",
+                per[6] / per[0], per[6] / per[1], hi / lo);
   in_child([&] {
     model_run_sets("oci/standard2.1-oltp.toml", "legacy", "1s", "",
                    {"platform.shape=generic", "platform.arch=skylake-sp", "platform.threads_per_core=1", "platform.cores=64"});
