@@ -24,8 +24,10 @@ using namespace vtick;
 
 namespace sg4 = simgrid::s4u;
 
-// 4 actors sleeping with skewed periods: one SimGrid timer event per wake-up.
-static void bare_timer_loop(long events) {
+// A bare SimGrid engine (one 1 Gflop/s host, no logging): `setup` creates the actors on the
+// host; returns the wall seconds of the engine's run.
+template <typename F>
+static double run_bare(F setup) {
   xbt_log_control_set("root.thres:critical");
   int argc = 1;
   char a0[] = "bench";
@@ -34,15 +36,22 @@ static void bare_timer_loop(long events) {
   auto* z = sg4::create_full_zone("z");
   auto* h = z->create_host("h", 1e9);
   z->seal();
-  long per = events / 4;
-  for (int i = 0; i < 4; ++i)
-    sg4::Actor::create("a" + std::to_string(i), h, [per, i] {
-      double period = 1e-6 * (1.0 + 0.137 * i);
-      for (long k = 0; k < per; ++k) sg4::this_actor::sleep_for(period);
-    });
+  setup(h);
   auto t0 = std::chrono::steady_clock::now();
   e.run();
-  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// 4 actors sleeping with skewed periods: one SimGrid timer event per wake-up.
+static void bare_timer_loop(long events) {
+  long per = events / 4;
+  double wall = run_bare([per](sg4::Host* h) {
+    for (int i = 0; i < 4; ++i)
+      sg4::Actor::create("a" + std::to_string(i), h, [per, i] {
+        double period = 1e-6 * (1.0 + 0.137 * i);
+        for (long k = 0; k < per; ++k) sg4::this_actor::sleep_for(period);
+      });
+  });
   std::printf("bare SimGrid timer loop : %ld sleeps in %.2f s wall = %.0f events per wall second\n", per * 4, wall, per * 4 / wall);
 }
 
@@ -54,30 +63,21 @@ static double* g_handoff_shared = nullptr;  // [0] the hand-off floor; [1 + k] t
 static double* g_row_result = nullptr;       // where the current row writes its wall s per vCPU-s (null: nowhere)
 
 static void bare_handoff_loop(long handoffs) {
-  xbt_log_control_set("root.thres:critical");
-  int argc = 1;
-  char a0[] = "bench";
-  char* argv[] = {a0, nullptr};
-  sg4::Engine e(&argc, argv);
-  auto* z = sg4::create_full_zone("z");
-  auto* h = z->create_host("h", 1e9);
-  z->seal();
   static int turn = 0;
   static sg4::ActorPtr actors[2];
   long per = handoffs / 2;
-  for (int i = 0; i < 2; ++i)
-    actors[i] = sg4::Actor::create("a" + std::to_string(i), h, [per, i] {
-      for (long k = 0; k < per; ++k) {
-        while (turn != i) sg4::this_actor::suspend();
-        turn = 1 - i;
-        simgrid::kernel::actor::simcall_answered([a = actors[1 - i].get()] {
-          if (a->is_suspended()) a->resume();
-        });
-      }
-    });
-  auto t0 = std::chrono::steady_clock::now();
-  e.run();
-  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double wall = run_bare([per](sg4::Host* h) {
+    for (int i = 0; i < 2; ++i)
+      actors[i] = sg4::Actor::create("a" + std::to_string(i), h, [per, i] {
+        for (long k = 0; k < per; ++k) {
+          while (turn != i) sg4::this_actor::suspend();
+          turn = 1 - i;
+          simgrid::kernel::actor::simcall_answered([a = actors[1 - i].get()] {
+            if (a->is_suspended()) a->resume();
+          });
+        }
+      });
+  });
   std::printf("bare SimGrid hand-off loop: %ld hand-offs in %.2f s wall = %.0f per wall second (%.0f ns each)\n", per * 2,
               wall, per * 2 / wall, wall * 1e9 / static_cast<double>(per * 2));
   *g_handoff_shared = wall * 1e9 / static_cast<double>(per * 2);
