@@ -58,8 +58,9 @@ static void bare_timer_loop(long events) {
 // Two actors passing control back and forth as the vtick scheduler does (core/own_queue.cpp
 // hand_to(): resume the other, suspend oneself; no simulated time passes): the floor of one
 // hand-off on SimGrid's public API.
-static double g_handoff_ns = 0;  // the floor measured below, shared with the rows' children (mmap)
-static double* g_handoff_shared = nullptr;  // [0] the hand-off floor; [1 + k] the k-th scaling row's wall s per vCPU-s
+// Results the rows' children pass back (mmap, shared): [0] the hand-off floor in ns; [1 + k]
+// the k-th scaling row's wall s per vCPU-s.
+static double* g_shared = nullptr;
 static double* g_row_result = nullptr;       // where the current row writes its wall s per vCPU-s (null: nowhere)
 
 static void bare_handoff_loop(long handoffs) {
@@ -80,7 +81,7 @@ static void bare_handoff_loop(long handoffs) {
   });
   std::printf("bare SimGrid hand-off loop: %ld hand-offs in %.2f s wall = %.0f per wall second (%.0f ns each)\n", per * 2,
               wall, per * 2 / wall, wall * 1e9 / static_cast<double>(per * 2));
-  *g_handoff_shared = wall * 1e9 / static_cast<double>(per * 2);
+  *g_shared = wall * 1e9 / static_cast<double>(per * 2);
   actors[0] = actors[1] = nullptr;
 }
 
@@ -120,9 +121,10 @@ static void model_run(const std::string& scenario, const std::string& policy, co
 // Under the vtick scheduler the SimGrid activities are the hand-offs: their floor (the bare
 // hand-off loop's cost each) as a share of the run's wall time.
 static std::string handoff_share(StepScheduler s, double handoffs, double wall) {
-  if (s != StepScheduler::Vtick || g_handoff_ns <= 0 || wall <= 0) return "";
+  double handoff_ns = g_shared ? g_shared[0] : 0;
+  if (s != StepScheduler::Vtick || handoff_ns <= 0 || wall <= 0) return "";
   char b[64];
-  std::snprintf(b, sizeof b, "; hand-off floor %.0f%% of wall", 100.0 * handoffs * g_handoff_ns * 1e-9 / wall);
+  std::snprintf(b, sizeof b, "; hand-off floor %.0f%% of wall", 100.0 * handoffs * handoff_ns * 1e-9 / wall);
   return b;
 }
 
@@ -182,14 +184,13 @@ int main(int argc, char** argv) {
   }
   std::printf("%s\n", version_line().c_str());
   in_child([] { bare_timer_loop(2000000); });
-  g_handoff_shared = static_cast<double*>(mmap(nullptr, 16 * sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
-  if (g_handoff_shared == MAP_FAILED) {
+  g_shared = static_cast<double*>(mmap(nullptr, 16 * sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+  if (g_shared == MAP_FAILED) {
     std::perror("vtick_bench: mmap");
     return 1;
   }
-  *g_handoff_shared = 0;
+  *g_shared = 0;
   in_child([] { bare_handoff_loop(2000000); });
-  g_handoff_ns = *g_handoff_shared;
   in_child([] { bare_queue_loop(20000000); });
   for (const char* q : {"", "simgrid"}) {
     in_child([&] { model_run("default.toml", "legacy", duration, q); });
@@ -212,12 +213,12 @@ int main(int argc, char** argv) {
   for (std::size_t k = 0; k < std::size(sizes); ++k)
     in_child([&] {
       int n = sizes[k];
-      g_row_result = &g_handoff_shared[1 + k];
+      g_row_result = &g_shared[1 + k];
       model_run_sets("../bench/scenarios/periodic.toml", "legacy", std::to_string(64 / n) + "s", "",
                      {"platform.shape=generic", "platform.arch=skylake-sp", "platform.threads_per_core=1",
                       "platform.cores=" + std::to_string(n), "workload.tasks=" + std::to_string(2 * n)});
     });
-  const double* per = g_handoff_shared + 1;
+  const double* per = g_shared + 1;
   double lo = *std::min_element(per, per + std::size(sizes)), hi = *std::max_element(per, per + std::size(sizes));
   if (lo > 0)
     std::printf("scaling (periodic, wall s per vCPU-s): x%.2f from 1 to 64 vCPUs, x%.2f from 2 to 64, max/min x%.2f\n",

@@ -50,7 +50,7 @@ void set_step_scheduler(StepScheduler s) {
   own::reset();
 }
 StepScheduler step_scheduler() { return g_scheduler; }
-static bool own_on() { return g_scheduler == StepScheduler::Vtick; }
+static bool own_on() { return detail::g_own_on; }
 
 const SgEventCounts& sg_event_counts() {
   g_counts.handoffs = own::handoffs();

@@ -75,7 +75,7 @@ Packing::Queues GuestKernel::pack_scan() const {
   for (std::size_t i = 0; i < cpus_.size(); ++i) {
     PackRead r = pack_read(*cpus_[i]);
     if (r.busy) q.busy.push_back(static_cast<int>(i));
-    if (r.idle && q.idle_cpus++ == 0) q.first_idle = static_cast<int>(i);
+    q.idle_cpus += r.idle;
     own2 += r.own2;
   }
   q.colocated = own2 > 0;

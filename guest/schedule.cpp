@@ -29,7 +29,6 @@ void GuestCpu::schedule() {
     if (prev->state == TaskState::Running) {
       prev->state = TaskState::Runnable;
       rq.push_back(prev);
-      rq_changed();
       if (!prev->yield_skip) ++k_.sched_stats.preemptions;
     } else {
       prev->vruntime -= min_vruntime;  // dequeue_task(): keep the lag relative
