@@ -8,8 +8,8 @@
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Host.hpp>
-#include <simgrid/simix.hpp>
 
+#include "core/fiber.hpp"
 #include "core/warn.hpp"
 
 namespace vtick {
@@ -59,7 +59,8 @@ struct Entry {
 
 sim_ns& g_now = detail::g_own_now;  // the running actor's time (in a local stretch, ahead of others')
 sim_ns g_reached = 0;  // the latest time any actor reached (the time hook's)
-long g_running = -1;  // the actor that holds control (or was just handed it)
+long g_running = -1;  // the actor that holds control (or was just handed it); -1: the driver
+bool g_unwinding = false;  // unwind_all(): the actors left are ending
 std::uint64_t g_seq = 0, g_handoffs = 0, g_run_aheads = 0;
 bool g_deadlock = false;
 std::vector<Slot> g_slots;  // by SimGrid pid
@@ -75,6 +76,7 @@ constexpr std::size_t kHostCache = 64;
 const sg4::Host* g_cache_key[kHostCache];
 HostRate* g_cache_val[kHostCache];
 std::function<void(sim_ns)> g_time_hook;
+simgrid::s4u::Host* g_driver_host = nullptr;  // where the one SimGrid actor runs: null before the first spawn
 
 // Every actor that blocks here was added (add_actor) and has its slot.
 Slot& slot(long pid) { return g_slots[static_cast<std::size_t>(pid)]; }
@@ -152,25 +154,12 @@ void queue(long pid, sim_ns at) {
   resift(i);
 }
 
-// A parked actor is a suspended SimGrid actor; control passes in two simcalls, as with a
-// semaphore but without an activity to allocate: resume the next actor, then suspend the
-// caller. Maestro handles the simcalls of one scheduling round in the order their actors
-// ran, and each actor reads g_running just before it parks, so no wake-up is lost: an
-// actor that parked first is resumed after, one that runs after the hand-off goes on.
-void resume(long to) {
-  simgrid::kernel::actor::simcall_answered([a = slot(to).actor] {
-    if (a->is_suspended()) a->resume();  // else it has not parked yet, and will not
-  });
-}
-void park(long self) {
-  while (g_running != self) simgrid::s4u::this_actor::suspend();
-}
-// Control to `to`; the caller (if `self` >= 0) parks until it is handed control again.
-void hand_to(long to, long self) {
+// Control passes to `to` by one jump to its fiber (core/fiber.hpp); the caller's fiber stays
+// suspended until it is handed control again.
+void hand_to(long to) {
   g_running = to;
   ++g_handoffs;
-  resume(to);
-  if (self >= 0) park(self);
+  fiber::switch_to(to);
 }
 
 Entry pop() {
@@ -212,16 +201,16 @@ void end_stretch_if_reached(long self) {
 // Gives control to the earliest queued actor; returns once the caller is picked again.
 void pass_on(long self) {
   if (queue_empty()) {
-    // every actor waits for a ring nobody can send: what SimGrid calls a deadlock
+    // every actor waits for a ring nobody can send: the driver unwinds them (unwind_all())
     g_deadlock = true;
     g_running = -1;
-    simgrid::s4u::this_actor::suspend();  // SimGrid then finds every actor blocked and ends the run
+    fiber::switch_to(fiber::kDriver);
     return;
   }
   Entry e = pop();
   set_now(e.at);
   if (e.pid == self) return;
-  hand_to(e.pid, self);
+  hand_to(e.pid);
 }
 
 // Nobody is due before `at`; one due at `at` too would follow the caller (queued earlier),
@@ -231,6 +220,7 @@ bool first_until(long self, sim_ns at) {
 }
 
 void block(long self, sim_ns at) {
+  if (g_unwinding) return;  // the run is over: every blocking call returns, and its actor unwinds
   if (at != KTIME_MAX && first_until(self, at)) {
     set_now(at);
     end_stretch_if_reached(self);
@@ -322,7 +312,9 @@ void reset() {
   g_now = g_reached = 0;
   g_running = -1;
   g_seq = g_handoffs = g_run_aheads = 0;
-  g_deadlock = false;
+  g_deadlock = g_unwinding = false;
+  g_driver_host = nullptr;
+  fiber::reset();
   g_slots.clear();
   g_heap.clear();
   g_hosts.clear();
@@ -333,39 +325,73 @@ void reset() {
 sim_ns now() { return g_now; }
 long running() { return g_running; }
 
-void add_actor(sg4::Actor* actor, sim_ns at, bool first_at_ties) {
-  auto i = static_cast<std::size_t>(actor->get_pid());
+namespace {
+void add_actor(long pid, sim_ns at, bool first_at_ties) {
+  auto i = static_cast<std::size_t>(pid);
   if (i >= g_slots.size()) g_slots.resize(i + 1);
   Slot& s = g_slots[i];
-  s.actor = actor;
   s.first = first_at_ties;
   s.alive = true;
-  queue(actor->get_pid(), at);
+  queue(pid, at);
 }
 
-void actor_start(long pid) {
-  if (g_running < 0) {  // the first actor SimGrid runs at the start picks the earliest
-    g_running = pid;
-    pass_on(pid);
-    return;
-  }
-  park(pid);  // goes on at once if it was handed control before SimGrid first ran it
-}
-
-void actor_end(long pid) {
+// An actor ends: the one to pass control on to (the driver when none is queued, or while
+// the actors left are unwound).
+long actor_end(long pid) {
   unqueue(pid);
   Slot& s = slot(pid);
   s.promise = 0;
   s.alive = false;
   s.bell = nullptr;
   s.work = nullptr;
-  if (queue_empty()) {
+  if (g_unwinding || queue_empty()) {
     g_running = -1;
-    return;
+    return fiber::kDriver;
   }
   Entry e = pop();
   set_now(e.at);
-  hand_to(e.pid, -1);
+  g_running = e.pid;
+  ++g_handoffs;
+  return e.pid;
+}
+
+// The one SimGrid actor of a run: it runs the actors (fibers) from the earliest entry on,
+// and gets control back when none can go on: all have ended, or those left wait for rings
+// nobody can send (a deadlock: they are unwound, as SimGrid kills its actors at its end).
+void drive() {
+  if (!queue_empty()) {
+    Entry e = pop();
+    set_now(e.at);
+    g_running = e.pid;
+    fiber::switch_to(e.pid);
+  }
+  for (const Slot& s : g_slots)
+    if (s.alive) g_deadlock = true;
+  if (!g_deadlock) return;
+  request_stop();
+  g_unwinding = true;
+  for (std::size_t pid = 0; pid < g_slots.size(); ++pid) {
+    if (!g_slots[pid].alive) continue;
+    g_running = static_cast<long>(pid);
+    fiber::switch_to(g_running);
+  }
+  g_running = -1;
+}
+}  // namespace
+
+void spawn(std::function<void()> body, sg4::Host* host, sim_ns at, bool first_at_ties, std::size_t stack_bytes) {
+  if (!g_driver_host) {
+    g_driver_host = host;
+    sg4::Actor::create("vtick", host, drive);
+  }
+  const long pid = fiber::count();  // the id create() gives it
+  fiber::create(
+      [pid, body = std::move(body)] {
+        if (!g_unwinding) body();  // (one that never ran has nothing to unwind)
+        return actor_end(pid);
+      },
+      stack_bytes);
+  add_actor(pid, at, first_at_ties);
 }
 
 Woken wait(Bell* bell, Work* work, sim_ns deadline) {

@@ -1,10 +1,11 @@
 // Not kernel code: vtick's own event queue under the SimGrid actors (run.scheduler = vtick).
-// Internal to core/sg.cpp. The actors stay SimGrid actors (their code blocks in the calls
-// of core/sg.hpp), but time and the choice of who runs next are vtick's: exactly one actor
-// runs at a time, the one whose next event is earliest (ties: observers, then the one
-// queued last, as SimGrid's scheduler gives statistically), and
-// control passes to another actor (one simcall: suspend the caller, resume it) only when
-// the next event is that actor's. A step whose next event is the running actor's own costs no SimGrid call at all.
+// Internal to core/sg.cpp. The actors' code blocks in the calls of core/sg.hpp as under the
+// simgrid scheduler, but each actor is a fiber (core/fiber.hpp) inside one SimGrid actor, and
+// time and the choice of who runs next are vtick's: exactly one actor runs at a time, the
+// one whose next event is earliest (ties: observers, then the one queued last, as
+// SimGrid's scheduler gives statistically), and control passes to another actor (a jump
+// to its stack) only when the next event is that actor's. A step whose next event is the
+// running actor's own costs no switch at all.
 // Work in flight is timed here too: its end follows its hardware thread's speed, which
 // changes with the SMT sibling's activity class (the rule the SimGrid platform's pstates
 // encode: platform/hw_thread.cpp), and is shared equally by the works on one thread, as
@@ -37,10 +38,10 @@ struct Work {
   ~Work();
 };
 
-void add_actor(simgrid::s4u::Actor* actor, sim_ns at, bool first_at_ties);  // spawned: runnable from `at`
-long running();  // the pid of the actor that holds control (SimGrid's get_pid() without its TLS lookup)
-void actor_start(long pid);           // an actor's first act: wait to be picked
-void actor_end(long pid);             // an actor ends: pass control on
+// A new actor, runnable from `at`: a fiber on a stack of its own (core/fiber.hpp). The first
+// one of an engine also creates the run's one SimGrid actor, on `host`, which runs them.
+void spawn(std::function<void()> body, simgrid::s4u::Host* host, sim_ns at, bool first_at_ties, std::size_t stack_bytes);
+long running();  // the id of the actor that holds control; -1: none (the SimGrid actor itself)
 
 // Blocks the running actor until its work ends, its bell rings or `deadline`, whichever
 // is first (work before bell before deadline at the same instant). Null bell / work: none.
@@ -58,7 +59,7 @@ sim_ns work_stop(Work& w);  // the nominal ns it had left (0 when it completed)
 void set_pstate(simgrid::s4u::Host* host, unsigned long pstate);
 double speed(simgrid::s4u::Host* host);  // nominal ns of work per ns, times 1e9
 
-std::uint64_t handoffs();  // times control passed to another actor (each one SimGrid simcall)
+std::uint64_t handoffs();  // times control passed to another actor (each one jump between fibers)
 std::uint64_t run_aheads();  // steps a local stretch took past other actors' entries
 
 // Local stretches (core/sg.hpp promise_local_until()): the running actor's promise, and

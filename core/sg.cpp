@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
+#include <xbt/config.hpp>
 
 namespace vtick {
 
@@ -102,7 +103,8 @@ static sim_ns& wake_slot(long pid) {
   if (i >= g_wake.size()) g_wake.resize(i + 1, KTIME_MAX);
   return g_wake[i];
 }
-static long self_pid() { return sg4::this_actor::get_pid(); }
+// The calling actor: under the vtick scheduler a fiber inside the run's one SimGrid actor.
+static long self_pid() { return own_on() ? own::running() : sg4::this_actor::get_pid(); }
 static sim_ns& promise_slot(long pid) {
   auto i = static_cast<std::size_t>(pid);
   if (i >= g_promise.size()) g_promise.resize(i + 1, 0);
@@ -243,35 +245,39 @@ void warn_failed(const char* file, int line, const char* cond, const std::string
 }
 const std::string& failure_message() { return g_failure; }
 
+// An actor's body; an exception escaping it fails the run (SimulationEnd is the run's end).
+static void run_body(const std::string& name, const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const SimulationEnd&) {
+    // the run is over
+  } catch (const simgrid::ForcefulKillException&) {
+    throw;  // the end of the simulation: SimGrid must see it
+  } catch (const std::exception& e) {
+    fail_simulation("actor " + name + ": " + e.what());
+  } catch (...) {
+    fail_simulation("actor " + name + ": unknown exception");
+  }
+}
+
 void spawn_actor(const std::string& name, sg4::Host* host, std::function<void()> body, bool first_at_ties) {
+  if (own_on()) {  // a fiber with a stack as large as a SimGrid actor's (contexts/stack-size, KiB)
+    auto stack = static_cast<std::size_t>(simgrid::config::get_value<int>("contexts/stack-size")) * 1024;
+    own::spawn([name, body = std::move(body)] { run_body(name, body); }, host, now(), first_at_ties, stack);
+    return;
+  }
   sg4::ActorPtr a = sg4::Actor::create(name, host, [name, body = std::move(body)]() {
-    if (own_on()) own::actor_start(self_pid());
     read_clock();
     struct Done {  // an actor that has ended never wakes again
       ~Done() {
-        if (own_on()) {
-          own::actor_end(self_pid());
-          return;
-        }
         g_lag = 0;
         wake_slot(self_pid()) = KTIME_MAX;
         promise_slot(self_pid()) = 0;
       }
     } done;
-    try {
-      body();
-    } catch (const SimulationEnd&) {
-      // the run is over
-    } catch (const simgrid::ForcefulKillException&) {
-      throw;  // the end of the simulation: SimGrid must see it
-    } catch (const std::exception& e) {
-      fail_simulation("actor " + name + ": " + e.what());
-    } catch (...) {
-      fail_simulation("actor " + name + ": unknown exception");
-    }
+    run_body(name, body);
   });
-  if (own_on()) own::add_actor(a.get(), now(), first_at_ties);
-  else wake_slot(a->get_pid()) = from_seconds(sg4::Engine::get_clock());  // runnable from now
+  wake_slot(a->get_pid()) = from_seconds(sg4::Engine::get_clock());  // runnable from now
 }
 
 Doorbell::Doorbell(const std::string& name)

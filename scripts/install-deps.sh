@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages vtick builds with, only when one is missing.
 set -euo pipefail
 PKGS=(cmake make g++ pkg-config ccache git
-      libsimgrid-dev libboost-graph-dev libboost-math-dev libspdlog-dev libfmt-dev catch2
+      libsimgrid-dev libboost-graph-dev libboost-math-dev libboost-context-dev libspdlog-dev libfmt-dev catch2
       nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
       libnlopt-cxx-dev   # vtick calibrate: NLopt's derivative-free local optimisers
       python3        # scripts/check-declarations.py (a test), validation tables

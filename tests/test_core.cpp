@@ -274,6 +274,33 @@ TEST_CASE("vtick scheduler: a step whose next event is the actor's own costs no 
   CHECK(sg_event_counts().handoffs <= 4);  // the start, the waiter parking, the ring, the end
 }
 
+TEST_CASE("vtick scheduler: actors left waiting for rings nobody sends are a deadlock, and each unwinds (its destructors run)") {
+  SgEngine g(StepScheduler::Vtick);
+  watch_for_deadlock();
+  Doorbell& b1 = test::keep_alive(new Doorbell("never-1"));  // outlive the engine
+  Doorbell& b2 = test::keep_alive(new Doorbell("never-2"));
+  auto host = g.m->threads[0]->host();
+  std::vector<std::string> unwound;
+  struct Mark {
+    std::vector<std::string>& out;
+    std::string name;
+    ~Mark() { out.push_back(name + "@" + std::to_string(now())); }
+  };
+  spawn_actor("w1", host, [&] {
+    Mark m{unwound, "w1"};
+    wait_event(b1, KTIME_MAX);
+    unwound.push_back("w1 woke");  // never: it unwinds from its wait
+  });
+  spawn_actor("w2", host, [&] {
+    Mark m{unwound, "w2"};
+    sleep_until(50);
+    wait_event(b2, KTIME_MAX);
+  });
+  g.e.run();
+  CHECK(deadlock_detected());
+  CHECK(unwound == std::vector<std::string>{"w1@50", "w2@50"});
+}
+
 TEST_CASE("parse_int / parse_number take the whole text, in range, and never throw") {
   long long i = 0;
   CHECK(parse_int("42", 0, 100, i));
