@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <xbt/log.h>
 
+#include "core/fiber.hpp"
 #include "sim/results.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simulation.hpp"
@@ -55,14 +56,14 @@ static void bare_timer_loop(long events) {
   std::printf("bare SimGrid timer loop : %ld sleeps in %.2f s wall = %.0f events per wall second\n", per * 4, wall, per * 4 / wall);
 }
 
-// Two actors passing control back and forth as the vtick scheduler does (core/own_queue.cpp
-// hand_to(): resume the other, suspend oneself; no simulated time passes): the floor of one
-// hand-off on SimGrid's public API.
-// Results the rows' children pass back (mmap, shared): [0] the hand-off floor in ns; [1 + k]
-// the k-th scaling row's wall s per vCPU-s.
+// Results the rows' children pass back (mmap, shared): [0] the hand-off floor in ns (the
+// bare fiber loop's); [1 + k] the k-th scaling row's wall s per vCPU-s.
 static double* g_shared = nullptr;
 static double* g_row_result = nullptr;       // where the current row writes its wall s per vCPU-s (null: nowhere)
 
+// Two SimGrid actors passing control back and forth (resume the other, suspend oneself; no
+// simulated time passes): the floor of one hand-off on SimGrid's public API, which the
+// vtick scheduler paid before its actors became fibers.
 static void bare_handoff_loop(long handoffs) {
   static int turn = 0;
   static sg4::ActorPtr actors[2];
@@ -81,8 +82,28 @@ static void bare_handoff_loop(long handoffs) {
   });
   std::printf("bare SimGrid hand-off loop: %ld hand-offs in %.2f s wall = %.0f per wall second (%.0f ns each)\n", per * 2,
               wall, per * 2 / wall, wall * 1e9 / static_cast<double>(per * 2));
-  *g_shared = wall * 1e9 / static_cast<double>(per * 2);
   actors[0] = actors[1] = nullptr;
+}
+
+// Two of vtick's fibers passing control back and forth with the vtick scheduler's own switch
+// (core/fiber.hpp, what own_queue.cpp's hand_to() calls): the floor of one hand-off now.
+static void bare_fiber_loop(long handoffs) {
+  static long left = 0;
+  left = handoffs;
+  fiber::reset();
+  for (long i = 0; i < 2; ++i)
+    fiber::create(
+        [i] {
+          while (--left > 0) fiber::switch_to(1 - i);
+          return left == 0 ? 1 - i : fiber::kDriver;  // the first to finish lets the other end too
+        },
+        64 * 1024);
+  auto t0 = std::chrono::steady_clock::now();
+  fiber::switch_to(0);  // back when one of them ends
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("bare fiber hand-off loop: %ld hand-offs in %.3f s wall = %.0f per wall second (%.1f ns each)\n", handoffs,
+              wall, handoffs / wall, wall * 1e9 / static_cast<double>(handoffs));
+  *g_shared = wall * 1e9 / static_cast<double>(handoffs);
 }
 
 // The same 4 skewed periods as a bare std::priority_queue of (time, actor): what one event
@@ -118,8 +139,8 @@ static void model_run(const std::string& scenario, const std::string& policy, co
   model_run_sets(scenario, policy, duration, scheduler, {});
 }
 
-// Under the vtick scheduler the SimGrid activities are the hand-offs: their floor (the bare
-// hand-off loop's cost each) as a share of the run's wall time.
+// Under the vtick scheduler: its hand-offs' floor (the bare fiber loop's cost each) as a
+// share of the run's wall time.
 static std::string handoff_share(StepScheduler s, double handoffs, double wall) {
   double handoff_ns = g_shared ? g_shared[0] : 0;
   if (s != StepScheduler::Vtick || handoff_ns <= 0 || wall <= 0) return "";
@@ -141,14 +162,15 @@ static void model_run_sets(const std::string& scenario, const std::string& polic
   std::string label = scenario;
   if (!extra.empty()) label = scenario.substr(scenario.rfind('/') + 1) + ", " + std::to_string(sc.vcpus) + " vCPUs";
   double steps = static_cast<double>(sc.run.scheduler == StepScheduler::Vtick ? r.sg_detail[5] : r.sg_detail[0] + r.sg_detail[4]);
+  double handoffs = static_cast<double>(r.sg_detail[6]);
   std::printf("%-36s %-8s %-7s: %4.0f s simulated in %6.2f s wall = %5.2f sim s/wall s, %.4f wall s per vCPU-s; "
-              "%9llu SimGrid activities = %7.0f per wall s, %7.0f per sim s; %7.0f model steps per sim s; peak RSS %ld MiB; "
-              "%.0f %s/s%s%s\n",
+              "%9llu SimGrid activities = %7.0f per wall s, %7.0f per sim s; %7.0f model steps per sim s; "
+              "%7.0f hand-offs per sim s; peak RSS %ld MiB; %.0f %s/s%s%s\n",
               label.c_str(), policy.c_str(), enum_name(sc.run.scheduler), sim_s, r.wall_seconds, sim_s / r.wall_seconds,
               r.wall_seconds / (sim_s * sc.vcpus), static_cast<unsigned long long>(r.sg_events),
               static_cast<double>(r.sg_events) / r.wall_seconds, static_cast<double>(r.sg_events) / sim_s, steps / sim_s,
-              peak_rss_kb() / 1024, r.metrics.get("workload.ops") / sim_s, r.ops_name.c_str(), r.failed ? " FAILED" : "",
-              handoff_share(sc.run.scheduler, static_cast<double>(r.sg_events), r.wall_seconds).c_str());
+              handoffs / sim_s, peak_rss_kb() / 1024, r.metrics.get("workload.ops") / sim_s, r.ops_name.c_str(), r.failed ? " FAILED" : "",
+              handoff_share(sc.run.scheduler, handoffs, r.wall_seconds).c_str());
   if (g_row_result) *g_row_result = r.wall_seconds / (sim_s * sc.vcpus);
 }
 
@@ -191,6 +213,7 @@ int main(int argc, char** argv) {
   }
   *g_shared = 0;
   in_child([] { bare_handoff_loop(2000000); });
+  in_child([] { bare_fiber_loop(20000000); });
   in_child([] { bare_queue_loop(20000000); });
   for (const char* q : {"", "simgrid"}) {
     in_child([&] { model_run("default.toml", "legacy", duration, q); });

@@ -24,8 +24,8 @@ LABELS = {
 ROW = re.compile(
     r"^(?P<label>.+?)\s+(?P<policy>legacy|got_tick)\s+(?P<sched>vtick|simgrid)\s*:\s+(?P<sim>\d+) s simulated in\s+"
     r"(?P<wall>[\d.]+) s wall =\s+(?P<rate>[\d.]+) sim s/wall s, (?P<pervcpu>[\d.]+) wall s per vCPU-s;\s+(?P<acts>\d+) "
-    r"SimGrid activities =\s+\d+ per wall s,\s+(?P<acts_s>\d+) per sim s;\s+(?P<steps>\d+) model steps per sim s; "
-    r"peak RSS (?P<rss>\d+) MiB; (?P<metric>\d+ [^;]+?/s)(?P<rest>( FAILED)?(; hand-off floor \d+% of wall)?)$")
+    r"SimGrid activities =\s+\d+ per wall s,\s+(?P<acts_s>\d+) per sim s;\s+(?P<steps>\d+) model steps per sim s;\s+"
+    r"(?P<handoffs>\d+) hand-offs per sim s; peak RSS (?P<rss>\d+) MiB; (?P<metric>\d+ [^;]+?/s)(?P<rest>( FAILED)?(; hand-off floor \d+% of wall)?)$")
 
 
 def k(n):
@@ -53,6 +53,9 @@ def main():
         m = re.match(r"bare SimGrid hand-off loop: .*\((\d+) ns each\)", ln)
         if m:
             loops["handoff"] = int(m.group(1))
+        m = re.match(r"bare fiber hand-off loop: .*\(([\d.]+) ns each\)", ln)
+        if m:
+            loops["fiber"] = float(m.group(1))
         m = re.match(r"bare priority-queue loop: .* = (\d+) events per wall second \((\d+) ns each", ln)
         if m:
             loops["queue"] = (int(m.group(1)), int(m.group(2)))
@@ -63,7 +66,7 @@ def main():
     rows = [r for r in rows if r]
     if any(" FAILED" in r["rest"] for r in rows):
         fail(f"{src}: a run FAILED")
-    if len(loops) < 4 or len(rows) < 24:
+    if len(loops) < 5 or len(rows) < 24:
         fail(f"{src}: not a full `make bench` output ({len(rows)} rows, loops {sorted(loops)})")
     table, scaling, memory, big = [], [], [], None
     for r in rows:
@@ -87,7 +90,7 @@ def main():
         rate = r["rate"]
         if key in (("oci/standard2.1-oltp.toml", "legacy"), ("oci/a1.flex.2-oltp.toml", "legacy")) and r["sched"] == "vtick":
             rate = f"**{rate}**"
-        table.append(f"| {name} | {r['sched']} | {rate} | {r['pervcpu']} | {k(r['acts_s'])} | {k(r['steps'])} | {floor} | {r['metric']} |")
+        table.append(f"| {name} | {r['sched']} | {rate} | {r['pervcpu']} | {k(r['acts_s'])} | {k(r['steps'])} | {k(r['handoffs']) if r['sched'] == 'vtick' else '-'} | {floor} | {r['metric']} |")
     if len(scaling) != 7 or big is None or len(memory) != 2:
         fail(f"{src}: the scaling or memory rows are incomplete")
     q = loops["queue"]
@@ -97,13 +100,14 @@ def main():
         "This machine is a small VM whose speed drifts by up to 1.5x from one minute to the next",
         "(the bare SimGrid timer loop has measured 0.76 M to 2.03 M events per wall second), so read",
         "a figure next to the bare loops of the same run. This run: bare SimGrid timer loop",
-        f"{loops['timer'] / 1e6:.2f} M events per wall second, bare SimGrid hand-off {loops['handoff']} ns "
-        f"(two actors passing control as the vtick scheduler does), bare `std::priority_queue` loop {q[0] / 1e6:.0f} M "
-        f"({q[1]} ns an event). 10 simulated seconds unless said. *Hand-off floor*: the run's hand-offs at the bare "
-        "loop's cost, as a share of its wall time.",
+        f"{loops['timer'] / 1e6:.2f} M events per wall second, bare fiber hand-off {loops['fiber']:.1f} ns "
+        f"(two of the vtick scheduler's fibers passing control; two SimGrid actors passing it through maestro, as "
+        f"the vtick scheduler did before its fibers: {loops['handoff']} ns), bare `std::priority_queue` loop "
+        f"{q[0] / 1e6:.0f} M ({q[1]} ns an event). 10 simulated seconds unless said. *Hand-off floor*: the run's "
+        "hand-offs at the bare fiber loop's cost, as a share of its wall time.",
         "",
-        "| scenario | scheduler | sim s per wall s | wall s per vCPU-s | SimGrid activities per sim s | model steps per sim s | hand-off floor | metric |",
-        "|---|---|---|---|---|---|---|---|",
+        "| scenario | scheduler | sim s per wall s | wall s per vCPU-s | SimGrid activities per sim s | model steps per sim s | hand-offs per sim s | hand-off floor | metric |",
+        "|---|---|---|---|---|---|---|---|---|",
         *table,
         "",
         "Scaling rows (periodic, two 300/700 µs tasks per vCPU, generic skylake-sp without SMT,",

@@ -19,7 +19,7 @@ struct RunResult {
   LogHistogram wake_latency;  // guest task wake-up latencies in the window (ns)
   LogHistogram op_latency;    // the workload's measured ops in the window (ns)
   double wall_seconds = 0;
-  std::uint64_t sg_events = 0; // SimGrid waits + executions + notifications
+  std::uint64_t sg_events = 0; // SimGrid waits + executions + notifications (0 under the vtick scheduler)
   std::uint64_t sg_detail[7] = {0, 0, 0, 0, 0, 0, 0};  // waits, works, executes, rings, run_aheads, steps, handoffs
   bool input_error = false;  // the run could not start as asked (a SimGrid option, the address space): exit 2
   std::vector<std::string> invariants_checked;  // sim/invariants.cpp, at the end of a complete run
