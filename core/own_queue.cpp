@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 #include <vector>
 
 #include <simgrid/s4u/Actor.hpp>
@@ -21,6 +20,7 @@ namespace vtick::own {
 namespace sg4 = simgrid::s4u;
 
 struct HostRate {
+  std::uint64_t engine = 0;          // the reset() it belongs to (g_engine): older ones are stale
   std::vector<double> pstate_speed;  // read once: SimGrid's getters are simcalls
   double speed = 0;
   double speed_per_ns = 0;  // speed / 1e9, kept with speed
@@ -70,11 +70,7 @@ struct HeapEntry {
   long pid;
 };
 std::vector<HeapEntry> g_heap;  // the queued actors, a 4-ary heap (Slot::pos indexes it)
-std::unordered_map<const sg4::Host*, HostRate> g_hosts;  // looked up, never iterated
-// a direct-mapped cache in front of it (the map's nodes do not move)
-constexpr std::size_t kHostCache = 64;
-const sg4::Host* g_cache_key[kHostCache];
-HostRate* g_cache_val[kHostCache];
+std::uint64_t g_engine = 0;  // counts reset()s: a host's HostRate from an earlier one is stale
 std::function<void(sim_ns)> g_time_hook;
 simgrid::s4u::Host* g_driver_host = nullptr;  // where the one SimGrid actor runs: null before the first spawn
 
@@ -243,16 +239,21 @@ void set_speed(HostRate& h, double speed) {
   h.speed_per_ns = speed / 1e9;
 }
 
+// A hardware thread's rates hang on its SimGrid host (an extension the host owns and frees):
+// one index into the host's extensions per look-up, at every work start and stop.
 HostRate& rate_of(sg4::Host* h) {
-  std::size_t c = (reinterpret_cast<std::uintptr_t>(h) >> 4) % kHostCache;
-  if (g_cache_key[c] == h) return *g_cache_val[c];
-  g_cache_key[c] = h;
-  auto it = g_hosts.find(h);
-  if (it != g_hosts.end()) return *(g_cache_val[c] = &it->second);
-  HostRate& r = *(g_cache_val[c] = &g_hosts[h]);
-  for (unsigned long i = 0; i < h->get_pstate_count(); ++i) r.pstate_speed.push_back(h->get_pstate_speed(i));
-  set_speed(r, h->get_speed());
-  return r;
+  static const simgrid::xbt::Extension<sg4::Host, HostRate> ext = sg4::Host::extension_create<HostRate>();
+  HostRate* r = h->extension(ext);
+  if (r && r->engine == g_engine) return *r;
+  if (!r) {
+    r = new HostRate;
+    h->extension_set(ext, r);
+  }
+  *r = HostRate{};
+  r->engine = g_engine;
+  for (unsigned long i = 0; i < h->get_pstate_count(); ++i) r->pstate_speed.push_back(h->get_pstate_speed(i));
+  set_speed(*r, h->get_speed());
+  return *r;
 }
 
 // std::llround() of x >= 0 without the libm call (this runs on every piece of work): the
@@ -317,8 +318,7 @@ void reset() {
   fiber::reset();
   g_slots.clear();
   g_heap.clear();
-  g_hosts.clear();
-  std::fill(std::begin(g_cache_key), std::end(g_cache_key), nullptr);
+  ++g_engine;
   g_time_hook = nullptr;
 }
 

@@ -148,6 +148,7 @@ void GuestCpu::go_offline() {
   offline_pending = false;
   flush_smp_call_function_queue();  // wake-ups queued here become runnable here, then move
   online_ = false;
+  k_.update_max_interval();
   if (curr) {
     update_curr();
     curr->state = TaskState::Runnable;
@@ -185,6 +186,7 @@ void GuestCpu::go_offline() {
   hw_->cpu_off();
   // start_secondary(): back online
   online_ = true;
+  k_.update_max_interval();
   rq_changed();
   need_resched = false;
   enter_state(GuestCpuState::Idle);

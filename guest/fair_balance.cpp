@@ -43,10 +43,13 @@ sim_ns GuestKernel::msecs_to_jiffies_ns(sim_ns ns) const {
 sim_ns GuestKernel::get_sd_balance_interval(const SchedDomain& sd, bool busy) const {
   sim_ns interval = sd.balance_interval;
   if (busy) interval *= sd.busy_factor;
+  return std::clamp(msecs_to_jiffies_ns(interval), tick_nsec_, max_load_balance_interval_);
+}
+
+void GuestKernel::update_max_interval() {
   int online = 0;
   for (const auto& c : cpus_) online += c->online();
-  sim_ns max_interval = std::max<sim_ns>(tick_nsec_, static_cast<sim_ns>(online) * NSEC_PER_SEC / 10);
-  return std::clamp(msecs_to_jiffies_ns(interval), tick_nsec_, max_interval);
+  max_load_balance_interval_ = std::max<sim_ns>(tick_nsec_, static_cast<sim_ns>(online) * NSEC_PER_SEC / 10);
 }
 
 // update_newidle_cost(): the domain's max newidle balance cost, decayed by 1 % per second.

@@ -21,6 +21,7 @@ GuestKernel::GuestKernel(GuestParams p, int nr_cpus, std::uint64_t seed) : p_(st
     c.avg_idle = 2 * p_.sched.migration_cost;
     c.max_idle_balance_cost = p_.sched.migration_cost;
   }
+  update_max_interval();
   nr_busy_cpus = nr_cpus;  // sd_llc_shared->nr_busy_cpus starts at the LLC's weight
   packing_ = std::make_unique<Packing>(nr_cpus);
   pack_.resize(static_cast<std::size_t>(nr_cpus));

@@ -275,6 +275,9 @@ class GuestKernel {
   void active_load_balance_cpu_stop(GuestCpu& busiest);
   int sched_balance_newidle(GuestCpu& c);
   sim_ns get_sd_balance_interval(const SchedDomain& sd, bool busy) const;
+  // update_max_interval(): max_load_balance_interval, HZ * online CPUs / 10 jiffies, kept
+  // as the kernel keeps it: computed again when a CPU comes or goes, not per balance
+  void update_max_interval();
   bool update_newidle_cost(SchedDomain& sd, sim_ns cost, sim_ns now);
   std::uint64_t jiffies_at(sim_ns t) const { return static_cast<std::uint64_t>(t / tick_nsec_); }
   sim_ns msecs_to_jiffies_ns(sim_ns ns) const;  // an interval rounded up to whole jiffies
@@ -318,6 +321,7 @@ class GuestKernel {
   std::uint64_t seed_;
   const TickPolicy* policy_;
   sim_ns tick_nsec_;
+  sim_ns max_load_balance_interval_ = 0;  // update_max_interval()
   std::vector<std::unique_ptr<GuestCpu>> cpus_;
   std::deque<std::unique_ptr<Task>> tasks_;
   std::vector<double> lb_loads_;  // sched_balance_rq()'s cpu_loads(), kept to avoid an allocation
