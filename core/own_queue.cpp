@@ -63,7 +63,7 @@ long g_running = -1;  // the actor that holds control (or was just handed it); -
 bool g_unwinding = false;  // unwind_all(): the actors left are ending
 std::uint64_t g_seq = 0, g_handoffs = 0, g_run_aheads = 0;
 bool g_deadlock = false;
-std::vector<Slot> g_slots;  // by SimGrid pid
+std::vector<Slot> g_slots;  // by actor id (its fiber's)
 struct HeapEntry {
   sim_ns at;
   std::uint64_t order;  // order_key(): who goes first at one instant
@@ -176,7 +176,7 @@ void set_now(sim_ns t) {
 
 // Local stretches: the running actor, in its own stretch until after `at`, may move on to
 // `at` past other actors' entries when each of them is queued after `at` or has promised
-// to stay local past it (what core/sg.cpp run_ahead() asks of SimGrid's actors).
+// to stay local past it (what core/sg.cpp run_ahead() asks of the simgrid scheduler's actors).
 bool passable(long self, sim_ns at) {
   const Slot& me = g_slots[static_cast<std::size_t>(self)];
   if (me.promise <= at) return false;
@@ -357,7 +357,7 @@ long actor_end(long pid) {
 
 // The one SimGrid actor of a run: it runs the actors (fibers) from the earliest entry on,
 // and gets control back when none can go on: all have ended, or those left wait for rings
-// nobody can send (a deadlock: they are unwound, as SimGrid kills its actors at its end).
+// nobody can send (a deadlock: they are woken with the run stopping, and unwind).
 void drive() {
   if (!queue_empty()) {
     Entry e = pop();

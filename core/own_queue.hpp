@@ -1,4 +1,4 @@
-// Not kernel code: vtick's own event queue under the SimGrid actors (run.scheduler = vtick).
+// Not kernel code: vtick's own event queue and its actors (run.scheduler = vtick).
 // Internal to core/sg.cpp. The actors' code blocks in the calls of core/sg.hpp as under the
 // simgrid scheduler, but each actor is a fiber (core/fiber.hpp) inside one SimGrid actor, and
 // time and the choice of who runs next are vtick's: exactly one actor runs at a time, the
