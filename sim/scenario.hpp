@@ -48,7 +48,7 @@ struct PlatformSpec {
     "simgrid scheduler: work on a hardware thread without an SMT sibling (its speed cannot change) is timed as a wait, not a SimGrid Exec (false: an Exec)") \
   P(StepScheduler, scheduler, ".scheduler", Enum, "vtick", kNoMin, kNoMax, "",                                    \
     "results do not depend on it, up to the order of simultaneous events (tests/test_scenarios.cpp, docs/performance.md)", \
-    "who orders the model's steps: vtick (its own event queue; a SimGrid call only when control passes to another actor) or simgrid (every step a SimGrid activity: the reference)") \
+    "who orders the model's steps: vtick (its own event queue, its actors fibers: a stack switch only when control passes to another actor) or simgrid (every actor a SimGrid actor, every step a SimGrid activity: the reference)") \
   P(sim_ns, quantum, ".quantum", Duration, 100000, 0, 1000000, "ns",                                              \
     "results do not depend on it, up to the order of simultaneous events (tests/test_core.cpp, tests/test_scenarios.cpp)", \
     "simgrid scheduler: short work runs ahead of the SimGrid clock without an event, never past another actor's next possible action (a vCPU in a local stretch: its promise), at most this far; both schedulers: 0 turns local stretches off")
