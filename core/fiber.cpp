@@ -87,9 +87,9 @@ void landed(ctx::fiber&& back) { cont(g_from) = std::move(back); }
 void reset() {
   for (auto& f : g_fibers)
     if (f->cont && !f->ended) {
-      // Started and suspended: destroying it would unwind its stack through the model's
-      // handlers; the vtick scheduler ends every actor first (own::unwind_all()), so this
-      // does not happen. Left as it is if it ever does.
+      // Suspended (or never started): destroying it would unwind its stack through the
+      // model's handlers; the vtick scheduler ends every actor first (own_queue.cpp
+      // drive()), so this does not happen. Left as it is if it ever does.
       new ctx::fiber(std::move(f->cont));
     }
   g_fibers.clear();
@@ -134,7 +134,6 @@ void switch_to(long to) {
   landed(std::move(back));
 }
 
-bool ended(long id) { return g_fibers[static_cast<std::size_t>(id)]->ended; }
 long count() { return static_cast<long>(g_fibers.size()); }
 
 }  // namespace vtick::fiber

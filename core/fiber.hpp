@@ -21,8 +21,6 @@ long create(std::function<long()> body, std::size_t stack_bytes);
 // Passes control from the running fiber (or the driver) to `to`; returns when some fiber
 // passes control back to the caller.
 void switch_to(long to);
-bool started(long id);
-bool ended(long id);
 long count();
 
 }  // namespace vtick::fiber
