@@ -1,5 +1,5 @@
 // Not kernel code: the stacks the vtick scheduler runs its actors on (Boost.Context fibers).
-// Internal to core/own_queue.cpp. Under run.scheduler = vtick every actor is a fiber inside
+// Used by core/own_queue.cpp (and the bench's bare hand-off loop). Under run.scheduler = vtick every actor is a fiber inside
 // one SimGrid actor, so passing control from one actor to another is one jump between
 // their stacks (a few ns), where two SimGrid actors pass it through SimGrid's maestro in
 // two simcalls (120-170 ns, docs/performance.md). The fibers switch symmetrically: any

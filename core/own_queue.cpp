@@ -33,7 +33,6 @@ struct HostRate {
 namespace {
 
 struct Slot {
-  sg4::Actor* actor = nullptr;  // not owned: the slot dies with the engine's actors
   std::uint64_t seq = 0;     // its entry in the queue; 0: none
   long pos = -1;             // its entry's index in the heap; -1: none
   bool first = false;        // goes first among the actors due at one instant
@@ -60,7 +59,7 @@ struct Entry {
 sim_ns& g_now = detail::g_own_now;  // the running actor's time (in a local stretch, ahead of others')
 sim_ns g_reached = 0;  // the latest time any actor reached (the time hook's)
 long g_running = -1;  // the actor that holds control (or was just handed it); -1: the driver
-bool g_unwinding = false;  // unwind_all(): the actors left are ending
+bool g_unwinding = false;  // drive(): the actors left after a deadlock are ending
 std::uint64_t g_seq = 0, g_handoffs = 0, g_run_aheads = 0;
 bool g_deadlock = false;
 std::vector<Slot> g_slots;  // by actor id (its fiber's)
@@ -72,7 +71,7 @@ struct HeapEntry {
 std::vector<HeapEntry> g_heap;  // the queued actors, a 4-ary heap (Slot::pos indexes it)
 std::uint64_t g_engine = 0;  // counts reset()s: a host's HostRate from an earlier one is stale
 std::function<void(sim_ns)> g_time_hook;
-simgrid::s4u::Host* g_driver_host = nullptr;  // where the one SimGrid actor runs: null before the first spawn
+bool g_driver_made = false;  // the run's one SimGrid actor (drive()) exists: made at the first spawn
 
 // Every actor that blocks here was added (add_actor) and has its slot.
 Slot& slot(long pid) { return g_slots[static_cast<std::size_t>(pid)]; }
@@ -197,7 +196,7 @@ void end_stretch_if_reached(long self) {
 // Gives control to the earliest queued actor; returns once the caller is picked again.
 void pass_on(long self) {
   if (queue_empty()) {
-    // every actor waits for a ring nobody can send: the driver unwinds them (unwind_all())
+    // every actor waits for a ring nobody can send: the driver unwinds them (drive())
     g_deadlock = true;
     g_running = -1;
     fiber::switch_to(fiber::kDriver);
@@ -314,7 +313,7 @@ void reset() {
   g_running = -1;
   g_seq = g_handoffs = g_run_aheads = 0;
   g_deadlock = g_unwinding = false;
-  g_driver_host = nullptr;
+  g_driver_made = false;
   fiber::reset();
   g_slots.clear();
   g_heap.clear();
@@ -380,8 +379,8 @@ void drive() {
 }  // namespace
 
 void spawn(std::function<void()> body, sg4::Host* host, sim_ns at, bool first_at_ties, std::size_t stack_bytes) {
-  if (!g_driver_host) {
-    g_driver_host = host;
+  if (!g_driver_made) {
+    g_driver_made = true;
     sg4::Actor::create("vtick", host, drive);
   }
   const long pid = fiber::count();  // the id create() gives it
