@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <new>
 #include <queue>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <simgrid/s4u.hpp>
 #include <simgrid/simix.hpp>
 #include <string>
+#include <vector>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <xbt/log.h>
@@ -56,10 +58,18 @@ static void bare_timer_loop(long events) {
   std::printf("bare SimGrid timer loop : %ld sleeps in %.2f s wall = %.0f events per wall second\n", per * 4, wall, per * 4 / wall);
 }
 
-// Results the rows' children pass back (mmap, shared): [0] the hand-off floor in ns (the
-// bare fiber loop's); [1 + k] the k-th scaling row's wall s per vCPU-s.
-static double* g_shared = nullptr;
-static double* g_row_result = nullptr;       // where the current row writes its wall s per vCPU-s (null: nowhere)
+// What the rows' children pass back (mmap, shared).
+constexpr int kSizes[] = {1, 2, 4, 8, 16, 32, 64};  // the scaling rows' vCPUs
+constexpr std::size_t kNSizes = std::size(kSizes);
+struct Shared {
+  double fiber_ns = 0;  // the bare fiber loop's hand-off (the hand-off floor)
+  struct Row {
+    double wall_per_vcpu_s = 0, handoffs_per_vcpu_s = 0;
+    long actors = 0;
+  } scaling[2][kNSizes];  // [two tasks per vCPU, one][size]
+};
+static Shared* g_shared = nullptr;
+static Shared::Row* g_row_result = nullptr;  // where the current row writes its figures (null: nowhere)
 
 // Two SimGrid actors passing control back and forth (resume the other, suspend oneself; no
 // simulated time passes): the floor of one hand-off on SimGrid's public API, which the
@@ -103,7 +113,59 @@ static void bare_fiber_loop(long handoffs) {
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("bare fiber hand-off loop: %ld hand-offs in %.3f s wall = %.0f per wall second (%.1f ns each)\n", handoffs,
               wall, handoffs / wall, wall * 1e9 / static_cast<double>(handoffs));
-  *g_shared = wall * 1e9 / static_cast<double>(handoffs);
+  g_shared->fiber_ns = wall * 1e9 / static_cast<double>(handoffs);
+}
+
+// n of vtick's fibers, each with its own period, and their next events in a
+// std::priority_queue of (time, actor): the actor whose event is earliest runs it, queues its
+// next one and passes control (one switch) when the earliest is then another's. What an
+// event costs a bare simulator of this shape (an actor per fiber, a heap of their next
+// events) with no model work: at 1 actor no event passes control and the heap holds one
+// entry; with as many actors as the 64-vCPU rows nearly every event passes control.
+static void bare_actors_loop(long n, long events) {
+  using Ev = std::pair<double, long>;
+  static std::priority_queue<Ev, std::vector<Ev>, std::greater<Ev>> q;
+  static long left = 0, passes = 0;
+  static bool stop = false;
+  static std::vector<char> ended;
+  q = {};
+  left = events;
+  passes = 0;
+  stop = false;
+  ended.assign(static_cast<std::size_t>(n), 0);
+  fiber::reset();
+  for (long i = 0; i < n; ++i) {
+    if (i > 0) q.push({0.0, i});  // every actor's first event at 0; actor 0 runs first
+    fiber::create(
+        [i, n] {
+          double t = 0, period = 1e-6 * (1.0 + 0.137 * static_cast<double>(i));
+          while (!stop) {
+            if (--left < 0) {
+              stop = true;
+              break;
+            }
+            t += period;
+            q.push({t, i});
+            Ev e = q.top();
+            q.pop();
+            if (e.second != i) {
+              ++passes;
+              fiber::switch_to(e.second);  // back when our event is the earliest (or the loop stops)
+            }
+          }
+          ended[static_cast<std::size_t>(i)] = 1;
+          for (long j = 0; j < n; ++j)  // each one left ends in turn
+            if (!ended[static_cast<std::size_t>(j)]) return j;
+          return fiber::kDriver;
+        },
+        64 * 1024);
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  fiber::switch_to(0);  // back when every actor has ended
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double ns = wall * 1e9 / static_cast<double>(events);
+  std::printf("bare %ld-actor fiber loop: %ld events in %.3f s wall = %.1f ns each, %.0f %% passing control\n", n, events,
+              wall, ns, 100.0 * static_cast<double>(passes) / static_cast<double>(events));
 }
 
 // The same 4 skewed periods as a bare std::priority_queue of (time, actor): what one event
@@ -142,7 +204,7 @@ static void model_run(const std::string& scenario, const std::string& policy, co
 // Under the vtick scheduler: its hand-offs' floor (the bare fiber loop's cost each) as a
 // share of the run's wall time.
 static std::string handoff_share(StepScheduler s, double handoffs, double wall) {
-  double handoff_ns = g_shared ? g_shared[0] : 0;
+  double handoff_ns = g_shared ? g_shared->fiber_ns : 0;
   if (s != StepScheduler::Vtick || handoff_ns <= 0 || wall <= 0) return "";
   char b[64];
   std::snprintf(b, sizeof b, "; hand-off floor %.0f%% of wall", 100.0 * handoffs * handoff_ns * 1e-9 / wall);
@@ -161,6 +223,7 @@ static void model_run_sets(const std::string& scenario, const std::string& polic
   double sim_s = static_cast<double>(sc.run.duration) * 1e-9;
   std::string label = scenario;
   if (!extra.empty()) label = scenario.substr(scenario.rfind('/') + 1) + ", " + std::to_string(sc.vcpus) + " vCPUs";
+  if (!extra.empty() && sc.workload.kind == WorkloadKindId::Periodic) label += ", " + std::to_string(sc.workload.geti("tasks")) + " tasks";
   double steps = static_cast<double>(sc.run.scheduler == StepScheduler::Vtick ? r.sg_detail[5] : r.sg_detail[0] + r.sg_detail[4]);
   double handoffs = static_cast<double>(r.sg_detail[6]);
   std::printf("%-36s %-8s %-7s: %4.0f s simulated in %6.2f s wall = %5.2f sim s/wall s, %.4f wall s per vCPU-s; "
@@ -171,7 +234,11 @@ static void model_run_sets(const std::string& scenario, const std::string& polic
               static_cast<double>(r.sg_events) / r.wall_seconds, static_cast<double>(r.sg_events) / sim_s, steps / sim_s,
               handoffs / sim_s, peak_rss_kb() / 1024, r.metrics.get("workload.ops") / sim_s, r.ops_name.c_str(), r.failed ? " FAILED" : "",
               handoff_share(sc.run.scheduler, handoffs, r.wall_seconds).c_str());
-  if (g_row_result) *g_row_result = r.wall_seconds / (sim_s * sc.vcpus);
+  if (g_row_result) {
+    g_row_result->wall_per_vcpu_s = r.wall_seconds / (sim_s * sc.vcpus);
+    g_row_result->handoffs_per_vcpu_s = handoffs / (sim_s * sc.vcpus);
+    g_row_result->actors = fiber::count();  // every actor of the run was a fiber
+  }
 }
 
 // One simulation per process (SimGrid's engine is a singleton).
@@ -206,12 +273,12 @@ int main(int argc, char** argv) {
   }
   std::printf("%s\n", version_line().c_str());
   in_child([] { bare_timer_loop(2000000); });
-  g_shared = static_cast<double*>(mmap(nullptr, 16 * sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
-  if (g_shared == MAP_FAILED) {
+  void* shared = mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shared == MAP_FAILED) {
     std::perror("vtick_bench: mmap");
     return 1;
   }
-  *g_shared = 0;
+  g_shared = new (shared) Shared;
   in_child([] { bare_handoff_loop(2000000); });
   in_child([] { bare_fiber_loop(20000000); });
   in_child([] { bare_queue_loop(20000000); });
@@ -229,23 +296,41 @@ int main(int argc, char** argv) {
   // flat memory: a long OLTP run's peak RSS against a short one's
   in_child([&] { model_run("oci/standard2.1-oltp.toml", "legacy", "5s", ""); });
   in_child([&] { model_run("oci/standard2.1-oltp.toml", "legacy", "60s", ""); });
-  // scaling at a constant load per vCPU: periodic, two 300/700 us tasks per vCPU, 1 .. 64
-  // vCPUs, each row 64 vCPU-seconds (64 s at 1 vCPU .. 1 s at 64: equally long to measure;
-  // OLTP's table lock saturates near 16 vCPUs), then 64-vCPU OLTP
-  const int sizes[] = {1, 2, 4, 8, 16, 32, 64};
-  for (std::size_t k = 0; k < std::size(sizes); ++k)
-    in_child([&] {
-      int n = sizes[k];
-      g_row_result = &g_shared[1 + k];
-      model_run_sets("../bench/scenarios/periodic.toml", "legacy", std::to_string(64 / n) + "s", "",
-                     {"platform.shape=generic", "platform.arch=skylake-sp", "platform.threads_per_core=1",
-                      "platform.cores=" + std::to_string(n), "workload.tasks=" + std::to_string(2 * n)});
-    });
-  const double* per = g_shared + 1;
-  double lo = *std::min_element(per, per + std::size(sizes)), hi = *std::max_element(per, per + std::size(sizes));
-  if (lo > 0)
-    std::printf("scaling (periodic, wall s per vCPU-s): x%.2f from 1 to 64 vCPUs, x%.2f from 2 to 64, max/min x%.2f\n",
-                per[6] / per[0], per[6] / per[1], hi / lo);
+  // scaling at a constant load per vCPU: periodic, 1 .. 64 vCPUs, each row 64 vCPU-seconds
+  // (64 s at 1 vCPU .. 1 s at 64: equally long to measure; OLTP's table lock saturates near
+  // 16 vCPUs). Two 300/700 us tasks per vCPU (the rows: some CPU has two runnable,
+  // so the root domain is overloaded and every CPU going idle balances over all of them),
+  // then one (rarely overloaded: the simulator's own cost with more actors). Then 64-vCPU OLTP.
+  for (int series = 0; series < 2; ++series) {
+    const int per_vcpu = 2 - series;
+    for (std::size_t k = 0; k < kNSizes; ++k)
+      in_child([&] {
+        int n = kSizes[k];
+        g_row_result = &g_shared->scaling[series][k];
+        model_run_sets("../bench/scenarios/periodic.toml", "legacy", std::to_string(64 / n) + "s", "",
+                       {"platform.shape=generic", "platform.arch=skylake-sp", "platform.threads_per_core=1",
+                        "platform.cores=" + std::to_string(n), "workload.tasks=" + std::to_string(per_vcpu * n)});
+      });
+  }
+  // a bare simulator's cost per event with 1 actor (as at 1 vCPU) and as many as at 64
+  const long actors = g_shared->scaling[0][kNSizes - 1].actors;
+  in_child([] { bare_actors_loop(1, 20000000); });
+  if (actors > 1) in_child([actors] { bare_actors_loop(actors, 20000000); });
+  for (int series = 0; series < 2; ++series) {
+    const Shared::Row* row = g_shared->scaling[series];
+    double lo = row[0].wall_per_vcpu_s, hi = lo;
+    for (std::size_t k = 0; k < kNSizes; ++k) {
+      lo = std::min(lo, row[k].wall_per_vcpu_s);
+      hi = std::max(hi, row[k].wall_per_vcpu_s);
+    }
+    if (lo <= 0) continue;
+    const Shared::Row &one = row[0], &two = row[1], &big = row[kNSizes - 1];
+    std::printf("scaling (periodic, %d task%s per vCPU, wall s per vCPU-s): x%.2f from 1 to 64 vCPUs, x%.2f from 2 to 64, "
+                "max/min x%.2f; hand-offs per vCPU-s %.0f at 1 vCPU (%ld actors), %.0f at 64 (%ld actors)\n",
+                2 - series, series == 0 ? "s" : "", big.wall_per_vcpu_s / one.wall_per_vcpu_s,
+                big.wall_per_vcpu_s / two.wall_per_vcpu_s, hi / lo, one.handoffs_per_vcpu_s, one.actors,
+                big.handoffs_per_vcpu_s, big.actors);
+  }
   in_child([&] {
     model_run_sets("oci/standard2.1-oltp.toml", "legacy", "1s", "",
                    {"platform.shape=generic", "platform.arch=skylake-sp", "platform.threads_per_core=1", "platform.cores=64"});
