@@ -10,7 +10,8 @@ PKGS=(cmake make g++ pkg-config ccache git
       gnuplot-nox    # vtick plot
       libtracecmd-dev libtracefs-dev libtraceevent-dev  # trace.dat read back through libtracecmd (--trace-dat)
       trace-cmd      # the tests read vtick's trace.dat with trace-cmd report
-      clang libclang-rt-14-dev)  # scripts/fuzz.sh: libFuzzer with AddressSanitizer and UBSan (a test)
+      clang libclang-rt-14-dev   # scripts/fuzz.sh: libFuzzer with AddressSanitizer and UBSan (a test)
+      valgrind)      # callgrind instruction counts (docs/performance.md); a test runs vtick under it
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -9,8 +9,12 @@ namespace vtick {
 
 double student_t95(int dof) {
   if (dof <= 0) return std::numeric_limits<double>::quiet_NaN();
-  // the 0.975 quantile of Student's t: two-sided 95% (Boost.Math, any dof)
-  return boost::math::quantile(boost::math::students_t_distribution<double>(dof), 0.975);
+  // the 0.975 quantile of Student's t: two-sided 95% (Boost.Math, any dof), computed in
+  // double: the default promotion to long double instantiates erfc_inv<long double>, whose
+  // static initialiser overflows where long double is 64-bit (valgrind: vtick could not
+  // start under callgrind or cachegrind)
+  using Pol = boost::math::policies::policy<boost::math::policies::promote_double<false>>;
+  return boost::math::quantile(boost::math::students_t_distribution<double, Pol>(dof), 0.975);
 }
 
 SampleStats sample_stats(const std::vector<double>& all) {
