@@ -169,9 +169,9 @@ static void bare_actors_loop(long n, long events) {
               wall, ns, 100.0 * static_cast<double>(passes) / static_cast<double>(events));
 }
 
-// The same skewed periods (4 of them, or n) as a bare std::priority_queue of (time, actor):
-// what one event costs without any simulator around it.
-static void bare_queue_loop(long events, int n = 4) {
+// n skewed periods as a bare std::priority_queue of (time, actor): what one event costs
+// without any simulator around it.
+static void bare_queue_loop(long events, int n) {
   using Ev = std::pair<double, int>;
   std::priority_queue<Ev, std::vector<Ev>, std::greater<Ev>> q;
   for (int i = 0; i < n; ++i) q.push({0.0, i});
@@ -184,12 +184,8 @@ static void bare_queue_loop(long events, int n = 4) {
     q.push({e.first + 1e-6 * (1.0 + 0.137 * e.second), e.second});
   }
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (n == 4)
-    std::printf("bare priority-queue loop: %ld events in %.3f s wall = %.0f events per wall second (%.0f ns each; %g)\n", events,
-                wall, events / wall, wall * 1e9 / static_cast<double>(events), sink > 0 ? 1.0 : 0.0);
-  else
-    std::printf("bare %d-entry priority-queue loop: %ld events in %.3f s wall = %.1f ns each (%g)\n", n, events, wall,
-                wall * 1e9 / static_cast<double>(events), sink > 0 ? 1.0 : 0.0);
+  std::printf("bare %d-entry priority-queue loop: %ld events in %.3f s wall = %.0f events per wall second, %.1f ns each (%g)\n",
+              n, events, wall, events / wall, wall * 1e9 / static_cast<double>(events), sink > 0 ? 1.0 : 0.0);
 }
 
 static long peak_rss_kb() {
@@ -292,7 +288,7 @@ int main(int argc, char** argv) {
   g_shared = new (shared) Shared;
   in_child([] { bare_handoff_loop(2000000); });
   in_child([] { bare_fiber_loop(20000000); });
-  in_child([] { bare_queue_loop(20000000); });
+  in_child([] { bare_queue_loop(20000000, 4); });
   for (const char* q : {"", "simgrid"}) {
     in_child([&] { model_run("default.toml", "legacy", duration, q); });
     in_child([&] { model_run("default.toml", "got_tick", duration, q); });
@@ -310,10 +306,10 @@ int main(int argc, char** argv) {
   // scaling at a constant load per vCPU: periodic, 1 .. 64 vCPUs, each row 256 vCPU-seconds
   // (256 s at 1 vCPU .. 4 s at 64: equally long to measure; OLTP's table lock saturates near
   // 16 vCPUs), the fastest of three runs (a row of 0.1-1 s wall moves by 1.5x from one run
-  // to the next on this machine). Two 300/700 us tasks per vCPU (the rows: some CPU has two runnable,
-  // so the root domain is overloaded and every CPU going idle balances over all of them),
-  // then one (no second task to pull: the simulator's own cost with more actors). Then
-  // 64-vCPU OLTP.
+  // to the next on this machine). Two 300/700 us tasks per vCPU (the rows: some CPU
+  // has two runnable, so the root domain is overloaded and every CPU going idle balances
+  // over all of them), then one (no second task to pull: the simulator's own cost with more
+  // actors). Then 64-vCPU OLTP.
   for (int series = 0; series < 2; ++series) {
     const int per_vcpu = 2 - series;
     for (std::size_t k = 0; k < kNSizes; ++k) {

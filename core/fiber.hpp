@@ -1,8 +1,8 @@
 // Not kernel code: the stacks the vtick scheduler runs its actors on (Boost.Context fibers).
-// Used by core/own_queue.cpp (and the bench's bare hand-off loop). Under run.scheduler = vtick every actor is a fiber inside
-// one SimGrid actor, so passing control from one actor to another is one jump between
-// their stacks (a few ns), where two SimGrid actors pass it through SimGrid's maestro in
-// two simcalls (120-170 ns, docs/performance.md). The fibers switch symmetrically: any
+// Used by core/own_queue.cpp (and the bench's bare loops). Under run.scheduler = vtick
+// every actor is a fiber inside one SimGrid actor, so passing control from one actor to
+// another is one jump between their stacks (a few ns), where two SimGrid actors pass it
+// through SimGrid's maestro in two simcalls (110-170 ns, docs/performance.md). The fibers switch symmetrically: any
 // one to any other, and to the driver (the SimGrid actor's own stack, id -1).
 #pragma once
 #include <cstddef>

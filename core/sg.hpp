@@ -14,8 +14,9 @@ namespace vtick {
 // Who orders the model's steps. Vtick: vtick's own event queue (core/own_queue.hpp), its
 // actors fibers inside one SimGrid actor: one actor runs at a time, the one whose next
 // event is earliest; a step costs a stack switch only when the next event is another
-// actor's, and work is timed by vtick, SMT coupling included. Simgrid: every wait, ring and piece of work is a SimGrid activity (the
-// reference), with running ahead (run.quantum) and timed work (run.timed_work) as options.
+// actor's, and work is timed by vtick, SMT coupling included. Simgrid: every wait, ring
+// and piece of work is a SimGrid activity (the reference), with running ahead
+// (run.quantum) and timed work (run.timed_work) as options.
 enum class StepScheduler { Vtick, Simgrid };
 VTICK_ENUM_NAMES(StepScheduler, "vtick", "simgrid");
 // Set before the actors are created, once per SimGrid engine.
@@ -38,8 +39,9 @@ inline sim_ns now() { return detail::g_own_on ? detail::g_own_now : detail::sg_n
 sim_ns engine_clock();  // SimGrid's clock in ns, outside an actor (after Engine::run)
 
 // Runs `body` as an actor on `host`: a SimGrid actor under the simgrid scheduler, a fiber
-// (with a stack of contexts/stack-size) under the vtick one. An exception escaping the body does not
-// abort the process: it is recorded as the run's failure and the simulation stops.
+// (with a stack of contexts/stack-size) under the vtick one. An exception escaping the
+// body does not abort the process: it is recorded as the run's failure and the
+// simulation stops.
 // An observer (first_at_ties) acts before the others due at the same instant under the
 // vtick scheduler: the run's snapshots are taken at the start of their nanosecond.
 void spawn_actor(const std::string& name, simgrid::s4u::Host* host, std::function<void()> body, bool first_at_ties = false);

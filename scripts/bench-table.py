@@ -56,9 +56,6 @@ def main():
         m = re.match(r"bare fiber hand-off loop: .*\(([\d.]+) ns each\)", ln)
         if m:
             loops["fiber"] = float(m.group(1))
-        m = re.match(r"bare priority-queue loop: .* = (\d+) events per wall second \((\d+) ns each", ln)
-        if m:
-            loops["queue"] = (int(m.group(1)), int(m.group(2)))
         m = re.match(r"scaling \(periodic, (\d) tasks? per vCPU, wall s per vCPU-s\): x([\d.]+) from 1 to 64 vCPUs, "
                      r"x([\d.]+) from 2 to 64, max/min x[\d.]+; hand-offs per vCPU-s (\d+) at 1 vCPU \((\d+) actors\), "
                      r"(\d+) at 64 \((\d+) actors\); newidle balances per vCPU-s (\d+) at 64", ln)
@@ -67,9 +64,9 @@ def main():
         m = re.match(r"bare (\d+)-actor fiber loop: .* = ([\d.]+) ns each, ([\d.]+) % passing control", ln)
         if m:
             loops.setdefault("actors", {})[int(m.group(1))] = (m.group(2), m.group(3))
-        m = re.match(r"bare (\d+)-entry priority-queue loop: .* = ([\d.]+) ns each", ln)
+        m = re.match(r"bare (\d+)-entry priority-queue loop: .* = (\d+) events per wall second, ([\d.]+) ns each", ln)
         if m:
-            loops.setdefault("queue_n", {})[int(m.group(1))] = m.group(2)
+            loops.setdefault("queue_n", {})[int(m.group(1))] = (int(m.group(2)), m.group(3))
         m = re.match(r"scaling row: periodic, (\d+) vCPUs, (\d+) tasks: .* = ([\d.]+) wall s per vCPU-s;", ln)
         if m:
             n, tasks = int(m.group(1)), int(m.group(2))
@@ -78,8 +75,8 @@ def main():
     rows = [r for r in rows if r]
     if any(" FAILED" in r["rest"] for r in rows):
         fail(f"{src}: a run FAILED")
-    if (len(loops) < 7 or len(loops["scaling"]) != 2 or sorted(loops["scaling"]) != [1, 2] or len(loops["actors"]) != 2
-            or 1 not in loops["actors"] or len(loops["queue_n"]) != 2 or 1 not in loops["queue_n"] or len(rows) < 17):
+    if (len(loops) < 6 or sorted(loops["scaling"]) != [1, 2] or len(loops["actors"]) != 2 or 1 not in loops["actors"]
+            or len(loops["queue_n"]) != 3 or 1 not in loops["queue_n"] or 4 not in loops["queue_n"] or len(rows) < 17):
         fail(f"{src}: not a full `make bench` output ({len(rows)} rows, loops {sorted(loops)})")
     table, memory, big = [], [], None
     scaling = loops.get("rows", {})
@@ -105,10 +102,10 @@ def main():
         table.append(f"| {name} | {r['sched']} | {rate} | {r['pervcpu']} | {k(r['acts_s'])} | {k(r['steps'])} | {k(r['handoffs']) if r['sched'] == 'vtick' else '-'} | {floor} | {r['metric']} |")
     if sorted(scaling) != [1, 2] or any(len(v) != 7 for v in scaling.values()) or big is None or len(memory) != 2:
         fail(f"{src}: the scaling or memory rows are incomplete")
-    q = loops["queue"]
+    q = loops["queue_n"][4][0], float(loops["queue_n"][4][1])
     sc = loops["scaling"]
     one_actor, many = loops["actors"][1], [(n, v) for n, v in loops["actors"].items() if n > 1][0]
-    q1, qn = loops["queue_n"][1], [v for n, v in loops["queue_n"].items() if n > 1][0]
+    q1, qn = loops["queue_n"][1][1], loops["queue_n"][many[0]][1]
 
     def series(t):
         x1, x2, h1, a1, h64, a64, nb = sc[t]
@@ -124,7 +121,7 @@ def main():
         f"{loops['timer'] / 1e6:.2f} M events per wall second, bare fiber hand-off {loops['fiber']:.1f} ns "
         f"(two of the vtick scheduler's fibers passing control; two SimGrid actors passing it through maestro, as "
         f"the vtick scheduler did before its fibers: {loops['handoff']} ns), bare `std::priority_queue` loop "
-        f"{q[0] / 1e6:.0f} M ({q[1]} ns an event). 10 simulated seconds unless said. *Hand-off floor*: the run's "
+        f"{q[0] / 1e6:.0f} M ({q[1]:.0f} ns an event). 10 simulated seconds unless said. *Hand-off floor*: the run's "
         "hand-offs at the bare fiber loop's cost, as a share of its wall time.",
         "",
         "| scenario | scheduler | sim s per wall s | wall s per vCPU-s | SimGrid activities per sim s | model steps per sim s | hand-offs per sim s | hand-off floor | metric |",

@@ -261,7 +261,7 @@ TEST_CASE("compare progress: the finished runs' rate and an ETA, as lines off a 
 }
 
 TEST_CASE("run: progress on a terminal once a run takes more than 2 s, none off it, and the same JSON either way") {
-  // about 8 s of wall time on the development machine (the default scenario: ~35 simulated
+  // 5-9 s of wall time on the development machine (the default scenario: 35-55 simulated
   // s per wall s since issue 14), well past the 2 s after which progress shows
   std::string json_path = test::temp_path("progress.json"), log = test::temp_path("run.log");
   std::string args = " run " + kDefault + " --duration 300s --json " + json_path;
