@@ -66,6 +66,7 @@ struct Shared {
   struct Row {  // the fastest of its runs
     int runs = 0;
     double wall_s = 0, sim_s = 0, wall_per_vcpu_s = 0, handoffs_per_vcpu_s = 0, newidle_per_vcpu_s = 0;
+    double steps_per_vcpu_s = 0, host_only_share = 0;  // model steps, and those running host code only
     long actors = 0;
   } scaling[2][kNSizes];  // [two tasks per vCPU, one][size]
 };
@@ -241,6 +242,8 @@ static void model_run_sets(const std::string& scenario, const std::string& polic
     g_row_result->sim_s = sim_s;
     g_row_result->wall_per_vcpu_s = r.wall_seconds / (sim_s * sc.vcpus);
     g_row_result->handoffs_per_vcpu_s = handoffs / (sim_s * sc.vcpus);
+    g_row_result->steps_per_vcpu_s = steps / (sim_s * sc.vcpus);
+    g_row_result->host_only_share = steps > 0 ? static_cast<double>(r.sg_detail[7]) / steps : 0;
     g_row_result->newidle_per_vcpu_s = r.metrics.get("sched.newidle_balances") / (sim_s * sc.vcpus);
     // every actor of the run was a fiber, and they are forgotten only when the next engine
     // starts (own::reset()), so the count is still the run's
@@ -323,8 +326,10 @@ int main(int argc, char** argv) {
         });
       const Shared::Row& r = g_shared->scaling[series][k];
       std::printf("scaling row: periodic, %d vCPUs, %d tasks: %.0f s simulated in %.3f s wall (fastest of %d runs) = %.5f "
-                  "wall s per vCPU-s; %.0f hand-offs per vCPU-s; %ld actors\n",
-                  n, per_vcpu * n, r.sim_s, r.wall_s, r.runs, r.wall_per_vcpu_s, r.handoffs_per_vcpu_s, r.actors);
+                  "wall s per vCPU-s; %.0f hand-offs per vCPU-s; %.0f model steps per vCPU-s, %.1f %% of them host "
+                  "code only; %ld actors\n",
+                  n, per_vcpu * n, r.sim_s, r.wall_s, r.runs, r.wall_per_vcpu_s, r.handoffs_per_vcpu_s, r.steps_per_vcpu_s,
+                  100.0 * r.host_only_share, r.actors);
     }
   }
   // a bare simulator's cost per event with 1 actor (as at 1 vCPU) and as many as at 64, and
@@ -345,10 +350,12 @@ int main(int argc, char** argv) {
     const Shared::Row &one = row[0], &two = row[1], &big = row[kNSizes - 1];
     std::printf("scaling (periodic, %d task%s per vCPU, wall s per vCPU-s): x%.2f from 1 to 64 vCPUs, x%.2f from 2 to 64, "
                 "max/min x%.2f; hand-offs per vCPU-s %.0f at 1 vCPU (%ld actors), %.0f at 64 (%ld actors); "
-                "newidle balances per vCPU-s %.0f at 64\n",
+                "newidle balances per vCPU-s %.0f at 64; steps running host code only %.1f %% at 64; "
+                "steps passing control %.1f %% at 64\n",
                 2 - series, series == 0 ? "s" : "", big.wall_per_vcpu_s / one.wall_per_vcpu_s,
                 big.wall_per_vcpu_s / two.wall_per_vcpu_s, hi / lo, one.handoffs_per_vcpu_s, one.actors,
-                big.handoffs_per_vcpu_s, big.actors, big.newidle_per_vcpu_s);
+                big.handoffs_per_vcpu_s, big.actors, big.newidle_per_vcpu_s, 100.0 * big.host_only_share,
+                big.steps_per_vcpu_s > 0 ? 100.0 * big.handoffs_per_vcpu_s / big.steps_per_vcpu_s : 0.0);
   }
   in_child([&] {
     model_run_sets("oci/standard2.1-oltp.toml", "legacy", "1s", "",

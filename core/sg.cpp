@@ -44,11 +44,16 @@ static void read_clock() { g_clock = from_seconds(sg4::Engine::get_clock()); }
 
 // The scheduler of this engine: vtick's own queue (core/own_queue.hpp) or SimGrid's activities.
 static StepScheduler g_scheduler = StepScheduler::Simgrid;
+// The step count's marks (next_step_host_only(), mark_host_only_actor()).
+static bool g_next_host_only = false;
+static std::vector<char> g_host_only_actor;  // by actor pid
 bool detail::g_own_on = false;
 void set_step_scheduler(StepScheduler s) {
   g_scheduler = s;
   detail::g_own_on = s == StepScheduler::Vtick;
   own::reset();
+  g_host_only_actor.clear();
+  g_next_host_only = false;
 }
 StepScheduler step_scheduler() { return g_scheduler; }
 static bool own_on() { return detail::g_own_on; }
@@ -331,9 +336,26 @@ void Doorbell::ring() {
   mb_->put_init(&token_, 0)->detach();
 }
 
+// The step count (vtick scheduler), with the steps whose continuation runs host code only.
+void next_step_host_only() {
+  if (own_on()) g_next_host_only = true;
+}
+void mark_host_only_actor() {
+  if (!own_on()) return;
+  auto pid = static_cast<std::size_t>(own::running());
+  if (g_host_only_actor.size() <= pid) g_host_only_actor.resize(pid + 1, 0);
+  g_host_only_actor[pid] = 1;
+}
+static void count_step() {
+  ++g_counts.steps;
+  auto pid = static_cast<std::size_t>(own::running());
+  if (g_next_host_only || (pid < g_host_only_actor.size() && g_host_only_actor[pid])) ++g_counts.host_only_steps;
+  g_next_host_only = false;
+}
+
 // A blocking call under the vtick scheduler; SimulationEnd once the run is stopping.
 static Woken own_wait(own::Bell* bell, own::Work* work, sim_ns deadline) {
-  ++g_counts.steps;
+  count_step();
   Woken r = own::wait(bell, work, deadline);
   check_stop();
   return r;
@@ -422,7 +444,7 @@ void execute(sg4::Host* host, sim_ns ns) {
   }
   if (own_on()) {
     if (own::complete_alone(host, ns, nullptr, KTIME_MAX)) {
-      ++g_counts.steps;
+      count_step();
       check_stop();
       return;
     }
@@ -463,7 +485,7 @@ bool wait_timed_work(Doorbell& bell, sg4::Host* host, sim_ns& left, sim_ns deadl
   if (own_on()) {
     bell.owner_ = own::running();
     if (own::complete_alone(host, left, &bell.own_, deadline)) {
-      ++g_counts.steps;
+      count_step();
       check_stop();
       left = 0;
       return true;

@@ -181,7 +181,16 @@ struct SgEventCounts {
   // (the only SimGrid activities: a semaphore each)
   std::uint64_t steps = 0;
   std::uint64_t handoffs = 0;
+  // ... of the steps, those whose continuation runs host code only (a host thread's, or a
+  // vCPU thread's inside a halt: next_step_host_only()); the others run guest code, which
+  // may read other vCPUs' state (docs/performance.md, the scaling)
+  std::uint64_t host_only_steps = 0;
 };
 const SgEventCounts& sg_event_counts();
+// For that count (vtick scheduler): the running actor's next blocking call is a step
+// whose continuation runs host code only; mark_host_only_actor(): every step of the
+// running actor is. Neither changes what runs.
+void next_step_host_only();
+void mark_host_only_actor();
 
 }  // namespace vtick

@@ -119,12 +119,16 @@ void HostScheduler::wake(HostThread& t) {
 sim_ns HostScheduler::wait_until_running(HostThread& t) {
   sim_ns t0 = now();
   trace::host_wait(t0, -1 - t.cpu->hw.id(), t.is_vcpu, static_cast<int>(t.state));
-  while (!(t.cpu->curr == &t && t.state == HostThread::State::Running)) wait_event(*t.bell, KTIME_MAX);
+  while (!(t.cpu->curr == &t && t.state == HostThread::State::Running)) {
+    next_step_host_only();  // (for the speed report: the thread is switched in, host code)
+    wait_event(*t.bell, KTIME_MAX);
+  }
   sim_ns queued = now() - t0;
   if (t.exit_latency > 0) {
     // The hardware thread leaves its C-state before it handles the wake-up (the IPI or
     // the hrtimer that enqueues the thread): not run-queue time, so not in run_delay
     // (sched_info_enqueue() stamps the enqueue that follows) and not steal.
+    next_step_host_only();
     sleep_until(now() + t.exit_latency);
     t.exit_latency = 0;
   }

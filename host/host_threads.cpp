@@ -73,6 +73,7 @@ void IoThread::start() {
 // host I/O latency, the completion wakes the thread again, which completes it
 // (complete_ns) and signals the irqfd: a posted interrupt to the vCPU.
 void IoThread::main() {
+  mark_host_only_actor();
   for (;;) {
     auto next = std::min_element(items_.begin(), items_.end(), [](const Item& a, const Item& b) { return a.ready < b.ready; });
     if (next == items_.end() || next->ready > now()) {
@@ -107,6 +108,7 @@ void NoiseThread::start() {
 }
 
 void NoiseThread::main() {
+  mark_host_only_actor();
   auto draw = [this] { return now() + rng_.exponential(static_cast<sim_ns>(1e9 / p_.hz)); };
   sim_ns wake = draw();
   for (;;) {

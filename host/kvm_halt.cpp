@@ -78,6 +78,7 @@ void KvmVcpu::kvm_vcpu_wake_up(bool by_timer) {
 
 // Waits for notifications or the guest timer until `until`, making what arrives pending.
 void KvmVcpu::wait_for_wake(sim_ns until) {
+  next_step_host_only();  // what follows is the halt's own code (the speed report's count)
   wait_event(bell_, std::min(until, next_event_time()));
   process_events(false);
 }
@@ -89,6 +90,7 @@ bool KvmVcpu::kvm_vcpu_block(sim_ns& pending) {
   HostScheduler& hs = vm_.sched();
   if (tracing()) trace::kvm_vcpu_block(now(), id_);
   set_state(VcpuState::Exit);
+  next_step_host_only();
   host_work(c.vcpu_block_ns);  // kvm_arch_vcpu_blocking(), sw timer / bg_timer start, schedule()
   process_events(false);
   if (kvm_vcpu_check_block()) return false;

@@ -58,7 +58,8 @@ def main():
             loops["fiber"] = float(m.group(1))
         m = re.match(r"scaling \(periodic, (\d) tasks? per vCPU, wall s per vCPU-s\): x([\d.]+) from 1 to 64 vCPUs, "
                      r"x([\d.]+) from 2 to 64, max/min x[\d.]+; hand-offs per vCPU-s (\d+) at 1 vCPU \((\d+) actors\), "
-                     r"(\d+) at 64 \((\d+) actors\); newidle balances per vCPU-s (\d+) at 64", ln)
+                     r"(\d+) at 64 \((\d+) actors\); newidle balances per vCPU-s (\d+) at 64; steps running host code only "
+                     r"([\d.]+) % at 64; steps passing control ([\d.]+) % at 64", ln)
         if m:
             loops.setdefault("scaling", {})[int(m.group(1))] = m.groups()[1:]
         m = re.match(r"bare (\d+)-actor fiber loop: .* = ([\d.]+) ns each, ([\d.]+) % passing control", ln)
@@ -108,10 +109,11 @@ def main():
     q1, qn = loops["queue_n"][1][1], loops["queue_n"][many[0]][1]
 
     def series(t):
-        x1, x2, h1, a1, h64, a64, nb = sc[t]
+        x1, x2, h1, a1, h64, a64, nb, host, passing = sc[t]
         return (f"{', '.join(scaling[t])}: **x{x1} from 1 to 64 vCPUs**, x{x2} from 2 to 64; hand-offs per "
-                f"vCPU-second {k(h1)} at 1 vCPU ({a1} actors), {k(h64)} at 64 ({a64} actors); newidle balances "
-                f"per vCPU-second at 64 vCPUs {k(nb)}")
+                f"vCPU-second {k(h1)} at 1 vCPU ({a1} actors), {k(h64)} at 64 ({a64} actors: {passing} % of the "
+                f"steps pass control); newidle balances per vCPU-second at 64 vCPUs {k(nb)}; steps whose "
+                f"continuation runs host code only at 64 vCPUs {host} % (the rest run guest code)")
     out = [
         f"## Speed per workload (`make bench`, {date}, one run per process)",
         "",

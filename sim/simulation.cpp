@@ -203,6 +203,7 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   res.sg_detail[4] = ev.run_aheads;
   res.sg_detail[5] = ev.steps;
   res.sg_detail[6] = ev.handoffs;
+  res.sg_detail[7] = ev.host_only_steps;
 
   if (simulation_failed()) {
     res.failed = true;

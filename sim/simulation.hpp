@@ -20,7 +20,7 @@ struct RunResult {
   LogHistogram op_latency;    // the workload's measured ops in the window (ns)
   double wall_seconds = 0;
   std::uint64_t sg_events = 0; // SimGrid waits + executions + notifications (0 under the vtick scheduler)
-  std::uint64_t sg_detail[7] = {0, 0, 0, 0, 0, 0, 0};  // waits, works, executes, rings, run_aheads, steps, handoffs
+  std::uint64_t sg_detail[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // waits, works, executes, rings, run_aheads, steps, handoffs, host_only_steps
   bool input_error = false;  // the run could not start as asked (a SimGrid option, the address space): exit 2
   std::vector<std::string> invariants_checked;  // sim/invariants.cpp, at the end of a complete run
   bool failed = false;
