@@ -1,0 +1,26 @@
+#!/bin/sh
+# What perfect lookahead could take (docs/performance.md, "What x1.2 needs"): builds vtick with
+# instrument.patch in a scratch worktree (each step records the objects it touches besides its
+# own CPU: other CPUs' run queues and idle state, nohz, jiffies, tick_do_timer_cpu, rd->overloaded,
+# futex locks, doorbells), runs a shape with the trace on, and replays it (replay.cpp): the
+# hand-offs if every step could run ahead of other actors' earlier steps that touch no common
+# object with a write. "all" treats every step as conflicting: it gives the run's own hand-offs
+# back (the replay's check). The instrumentation misses accesses (tasks, wait queues, the host
+# scheduler), so the figure is a lower bound on the hand-offs. Not a test: an experiment.
+# usage: bench/lookahead-oracle/run.sh [vtick run arguments...]
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+W=${ORACLE_DIR:-/tmp/vtick-oracle}
+rm -rf "$W"; git -C "$ROOT" worktree add -f --detach "$W/src" HEAD >/dev/null
+trap 'git -C "$ROOT" worktree remove --force "$W/src"' EXIT
+git -C "$W/src" apply "$ROOT/bench/lookahead-oracle/instrument.patch"
+cmake -S "$W/src" -B "$W/build" -DCMAKE_BUILD_TYPE=Release -DVTICK_PGO=off >/dev/null
+cmake --build "$W/build" --target vtick -j "$(nproc)" >/dev/null
+g++ -O2 -o "$W/replay" "$ROOT/bench/lookahead-oracle/replay.cpp"
+if [ $# -eq 0 ]; then
+  set -- "$ROOT/bench/scenarios/periodic.toml" --set guest.tick_policy=legacy --set platform.shape=generic \
+    --set platform.arch=skylake-sp --set platform.threads_per_core=1 --set platform.cores=64 --set workload.tasks=64 --duration 500ms
+fi
+VTICK_ORACLE="$W/steps.txt" "$W/build/cli/vtick" run "$@" --quiet
+echo "as run:   $("$W/replay" "$W/steps.txt" all)"
+echo "oracle:   $("$W/replay" "$W/steps.txt")"
