@@ -1,6 +1,8 @@
 // Not kernel code: replays a step trace of bench/lookahead-oracle/instrument.patch (see run.sh).
-// Replays a step trace (pid start cpu obj[rw]...) and counts hand-offs if each actor could run its next
-// step ahead of other actors' earlier steps whenever the two touch no common object with a write.
+// Replays a step trace (pid start cpu[h] obj[rw]...; h: the step runs host code only) and counts the
+// hand-offs if each actor could run its next step ahead of other actors' earlier steps whenever the two
+// touch no common object with a write. Mode "all": every step conflicts (the run as it was); "host":
+// only host-only steps may run ahead (a lookahead over host-level interactions); default: every step.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,17 +15,27 @@ static bool conflict(const Step& a, const Step& b) {
   return false;
 }
 int main(int argc, char** argv) {
-  bool all = argc > 2 && !strcmp(argv[2], "all");
+  if (argc < 2) {
+    fprintf(stderr, "usage: replay STEPS [all|host]\n");
+    return 2;
+  }
+  bool all = argc > 2 && !strcmp(argv[2], "all"), host = argc > 2 && !strcmp(argv[2], "host");
   FILE* f = fopen(argv[1], "r");
+  if (!f) {
+    perror(argv[1]);
+    return 2;
+  }
   std::vector<Step> st; char line[4096];
   while (fgets(line, sizeof line, f)) {
     Step s; int cpu; int n = 0; char* p = line;
     if (sscanf(p, "%ld %lld %d%n", &s.pid, &s.t, &cpu, &n) < 3) continue;
     p += n;
+    bool host_only = *p == 'h';
+    if (host_only) ++p;
     s.objs.push_back({cpu >= 0 ? cpu : 10000 + (int)s.pid, true});
     int id; char rw;
     while (sscanf(p, " %d%c%n", &id, &rw, &n) == 2) { s.objs.push_back({id, rw == 'w'}); p += n; }
-    if (all) s.objs.push_back({99999, true});
+    if (all || (host && !host_only)) s.objs.push_back({99999, true});
     st.push_back(std::move(s));
   }
   long maxpid = 0; for (auto& s : st) if (s.pid > maxpid) maxpid = s.pid;

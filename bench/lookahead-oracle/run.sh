@@ -4,8 +4,9 @@
 # own CPU: other CPUs' run queues and idle state, nohz, jiffies, tick_do_timer_cpu, rd->overloaded,
 # futex locks, doorbells), runs a shape with the trace on, and replays it (replay.cpp): the
 # hand-offs if every step could run ahead of other actors' earlier steps that touch no common
-# object with a write. "all" treats every step as conflicting: it gives the run's own hand-offs
-# back (the replay's check). The instrumentation misses accesses (tasks, wait queues, the host
+# object with a write; then with only the host-only steps allowed to (a lookahead over host-level
+# interactions). "all" treats every step as conflicting: it gives the run's own hand-offs back (the
+# replay's check). The instrumentation misses accesses (tasks, wait queues, the host
 # scheduler), so the figure is a lower bound on the hand-offs. Not a test: an experiment.
 # usage: bench/lookahead-oracle/run.sh [vtick run arguments...]
 set -eu
@@ -22,5 +23,6 @@ if [ $# -eq 0 ]; then
     --set platform.arch=skylake-sp --set platform.threads_per_core=1 --set platform.cores=64 --set workload.tasks=64 --duration 500ms
 fi
 VTICK_ORACLE="$W/steps.txt" "$W/build/cli/vtick" run "$@" --quiet
-echo "as run:   $("$W/replay" "$W/steps.txt" all)"
-echo "oracle:   $("$W/replay" "$W/steps.txt")"
+echo "as run:                $("$W/replay" "$W/steps.txt" all)"
+echo "host-only steps ahead: $("$W/replay" "$W/steps.txt" host)"
+echo "every step ahead:      $("$W/replay" "$W/steps.txt")"
