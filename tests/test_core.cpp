@@ -274,6 +274,36 @@ TEST_CASE("vtick scheduler: a step whose next event is the actor's own costs no 
   CHECK(sg_event_counts().handoffs <= 4);  // the start, the waiter parking, the ring, the end
 }
 
+// The speed report's host-only steps (core/sg.hpp next_step_host_only()): the marked blocking
+// call's step counts, and only it, though another actor runs between the mark and the next
+// call; every step of an actor marked as a host thread counts.
+TEST_CASE("vtick scheduler: the host-only step count takes the marked steps and no other") {
+  SgEngine g(StepScheduler::Vtick);
+  auto host = g.m->threads[0]->host();
+  const SgEventCounts before = sg_event_counts();  // (the counts add up over the engines of a process)
+  spawn_actor("vcpu", host, [] {
+    sleep_until(10);
+    next_step_host_only();
+    sleep_until(20);
+    sleep_until(30);
+    next_step_host_only();
+    sleep_until(40);
+  });
+  spawn_actor("guest", host, [] {  // its steps fall between the vCPU's
+    for (sim_ns t = 15; t <= 45; t += 10) sleep_until(t);
+  });
+  spawn_actor("host-thread", host, [] {
+    mark_host_only_actor();
+    sleep_until(7);
+    sleep_until(17);
+  });
+  g.e.run();
+  const SgEventCounts& after = sg_event_counts();
+  CHECK(after.steps - before.steps == 10);
+  CHECK(after.host_only_steps - before.host_only_steps == 4);
+  CHECK(after.handoffs - before.handoffs >= 6);  // the actors did interleave
+}
+
 TEST_CASE("vtick scheduler: actors left waiting for rings nobody sends are a deadlock, and each unwinds (its destructors run)") {
   SgEngine g(StepScheduler::Vtick);
   watch_for_deadlock();
