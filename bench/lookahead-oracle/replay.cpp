@@ -1,66 +1,109 @@
 // Not kernel code: replays a step trace of bench/lookahead-oracle/instrument.patch (see run.sh).
-// Replays a step trace (pid start cpu[h] obj[rw]...; h: the step runs host code only) and counts the
-// hand-offs if each actor could run its next step ahead of other actors' earlier steps whenever the two
-// touch no common object with a write. Mode "all": every step conflicts (the run as it was); "host":
-// only host-only steps may run ahead (a lookahead over host-level interactions); default: every step.
+// A line per step, in the order the steps ran: actor, start (ns), its vCPU (-1: none), "h" when the
+// step runs host code only, then the objects it touched besides its own ("<id>r" / "<id>w"). A vCPU's
+// own objects: its guest CPU (id) and its host side (100000 + id: inflight interrupts, its thread);
+// a host-only step writes only the host side. Counts the hand-offs if each actor could run its next
+// step ahead of other actors' earlier steps whenever the two share no object that one of them writes
+// (control goes to the earliest step otherwise). Modes: "all": no step runs ahead (every step
+// conflicts: the run as it was); "host": only host-only steps may (a lookahead over host-level
+// interactions); default: any step may.
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iostream>
 #include <set>
+#include <sstream>
+#include <string>
 #include <vector>
-struct Obj { int id; bool w; };
-struct Step { long pid; long long t; std::vector<Obj> objs; };
+struct Obj {
+  long id;
+  bool w;
+};
+struct Step {
+  long pid;
+  long long t;
+  bool host_only;
+  std::vector<Obj> objs;
+};
 static bool conflict(const Step& a, const Step& b) {
-  for (const Obj& x : a.objs) for (const Obj& y : b.objs) if (x.id == y.id && (x.w || y.w)) return true;
+  for (const Obj& x : a.objs)
+    for (const Obj& y : b.objs)
+      if (x.id == y.id && (x.w || y.w)) return true;
   return false;
 }
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: replay STEPS [all|host]\n");
+  if (argc < 2 || (argc > 2 && strcmp(argv[2], "all") && strcmp(argv[2], "host"))) {
+    std::fprintf(stderr, "usage: replay STEPS [all|host]\n");
     return 2;
   }
-  bool all = argc > 2 && !strcmp(argv[2], "all"), host = argc > 2 && !strcmp(argv[2], "host");
-  FILE* f = fopen(argv[1], "r");
-  if (!f) {
-    perror(argv[1]);
+  const bool all = argc > 2 && !strcmp(argv[2], "all"), host = argc > 2 && !strcmp(argv[2], "host");
+  std::ifstream in(argv[1]);
+  if (!in) {
+    std::perror(argv[1]);
     return 2;
   }
-  std::vector<Step> st; char line[4096];
-  while (fgets(line, sizeof line, f)) {
-    Step s; int cpu; int n = 0; char* p = line;
-    if (sscanf(p, "%ld %lld %d%n", &s.pid, &s.t, &cpu, &n) < 3) continue;
-    p += n;
-    bool host_only = *p == 'h';
-    if (host_only) ++p;
-    s.objs.push_back({cpu >= 0 ? cpu : 10000 + (int)s.pid, true});
-    int id; char rw;
-    while (sscanf(p, " %d%c%n", &id, &rw, &n) == 2) { s.objs.push_back({id, rw == 'w'}); p += n; }
-    if (all || (host && !host_only)) s.objs.push_back({99999, true});
+  std::vector<Step> st;
+  std::string line;
+  long lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    std::istringstream ls(line);
+    Step s{};
+    std::string cpu, o;
+    if (!(ls >> s.pid >> s.t >> cpu) || cpu.empty()) {
+      std::fprintf(stderr, "%s:%ld: not a step line\n", argv[1], lineno);
+      return 2;
+    }
+    s.host_only = cpu.back() == 'h';
+    long c = std::stol(s.host_only ? cpu.substr(0, cpu.size() - 1) : cpu);
+    if (c < 0) s.objs.push_back({10000 + s.pid, true});  // an actor that is no vCPU: its own state
+    else {
+      s.objs.push_back({100000 + c, true});
+      if (!s.host_only) s.objs.push_back({c, true});
+    }
+    while (ls >> o) {
+      if (o.size() < 2 || (o.back() != 'r' && o.back() != 'w')) {
+        std::fprintf(stderr, "%s:%ld: bad object %s\n", argv[1], lineno, o.c_str());
+        return 2;
+      }
+      s.objs.push_back({std::stol(o.substr(0, o.size() - 1)), o.back() == 'w'});
+    }
     st.push_back(std::move(s));
   }
-  long maxpid = 0; for (auto& s : st) if (s.pid > maxpid) maxpid = s.pid;
-  std::vector<std::vector<long>> q(maxpid + 1); for (long i = 0; i < (long)st.size(); ++i) q[st[i].pid].push_back(i);
-  std::vector<size_t> ptr(maxpid + 1, 0);
-  std::set<std::pair<long long, long>> next;  // (time, index) of each actor's next step
-  for (long a = 0; a <= maxpid; ++a) if (!q[a].empty()) next.insert({st[q[a][0]].t, q[a][0]});
+  long maxpid = 0;
+  for (const Step& s : st) maxpid = std::max(maxpid, s.pid);
+  std::vector<std::vector<long>> q(static_cast<std::size_t>(maxpid) + 1);
+  for (long i = 0; i < static_cast<long>(st.size()); ++i) q[static_cast<std::size_t>(st[i].pid)].push_back(i);
+  std::vector<std::size_t> ptr(q.size(), 0);
+  std::set<std::pair<long long, long>> next;  // (start, index) of each actor's next step
+  for (const auto& a : q)
+    if (!a.empty()) next.insert({st[a[0]].t, a[0]});
   long cur = -1, handoffs = 0, executed = 0, ahead = 0;
   auto exec = [&](long a) {
-    long i = q[a][ptr[a]];
-    next.erase({st[i].t, i});
-    ++ptr[a]; ++executed;
-    if (ptr[a] < q[a].size()) next.insert({st[q[a][ptr[a]]].t, q[a][ptr[a]]});
+    auto& p = ptr[static_cast<std::size_t>(a)];
+    const auto& qa = q[static_cast<std::size_t>(a)];
+    next.erase({st[qa[p]].t, qa[p]});
+    ++p;
+    ++executed;
+    if (p < qa.size()) next.insert({st[qa[p]].t, qa[p]});
   };
+  auto earlier = [&](long long t, long i, long long t2, long i2) { return t < t2 || (t == t2 && i < i2); };
   while (!next.empty()) {
-    if (cur >= 0 && ptr[cur] < q[cur].size()) {
-      long si = q[cur][ptr[cur]]; const Step& s = st[si];
-      bool ok = true;
-      for (auto it = next.begin(); ok && it != next.end() && (it->first < s.t || (it->first == s.t && it->second < si)); ++it) {
-        long b = st[it->second].pid; if (b == cur) continue;
-        for (size_t k = ptr[b]; k < q[b].size(); ++k) {
-          const Step& u = st[q[b][k]];
-          if (u.t > s.t || (u.t == s.t && q[b][k] > si)) break;
-          if (conflict(s, u)) { ok = false; break; }
-        }
+    const auto& qc = cur >= 0 ? q[static_cast<std::size_t>(cur)] : q[0];
+    if (cur >= 0 && ptr[static_cast<std::size_t>(cur)] < qc.size()) {
+      long si = qc[ptr[static_cast<std::size_t>(cur)]];
+      const Step& s = st[si];
+      bool ok = !all && !(host && !s.host_only);
+      // every other actor's steps before s must share nothing written with it
+      for (auto it = next.begin(); ok && it != next.end() && earlier(it->first, it->second, s.t, si); ++it) {
+        long b = st[it->second].pid;
+        if (b == cur) continue;
+        const auto& qb = q[static_cast<std::size_t>(b)];
+        for (std::size_t k = ptr[static_cast<std::size_t>(b)]; k < qb.size() && earlier(st[qb[k]].t, qb[k], s.t, si); ++k)
+          if (conflict(s, st[qb[k]])) {
+            ok = false;
+            break;
+          }
       }
       if (ok) {
         if (next.begin()->second != si) ++ahead;
@@ -73,5 +116,6 @@ int main(int argc, char** argv) {
     cur = b;
     exec(cur);
   }
-  printf("steps %ld hand-offs %ld (%.1f %%), steps run ahead of an earlier step %ld\n", executed, handoffs, 100.0 * handoffs / executed, ahead);
+  std::printf("steps %ld hand-offs %ld (%.1f %%), steps run ahead of an earlier step %ld\n", executed, handoffs,
+              executed ? 100.0 * static_cast<double>(handoffs) / static_cast<double>(executed) : 0.0, ahead);
 }

@@ -5,14 +5,22 @@
 # futex locks, doorbells), runs a shape with the trace on, and replays it (replay.cpp): the
 # hand-offs if every step could run ahead of other actors' earlier steps that touch no common
 # object with a write; then with only the host-only steps allowed to (a lookahead over host-level
-# interactions). "all" treats every step as conflicting: it gives the run's own hand-offs back (the
-# replay's check). The instrumentation misses accesses (tasks, wait queues, the host
-# scheduler), so the figure is a lower bound on the hand-offs. Not a test: an experiment.
+# interactions). "all" lets no step run ahead: it gives back the run's own hand-offs (a check that
+# the trace is the run's, in order; the few missing are each actor's last step, never recorded). The instrumentation misses accesses (tasks, wait queues, the host
+# scheduler), which makes it optimistic; it takes each step as writing all its own CPU's state and
+# runs ahead greedily, which makes it pessimistic: an estimate, not a bound. Not a test: an experiment.
 # usage: bench/lookahead-oracle/run.sh [vtick run arguments...]
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-W=${ORACLE_DIR:-/tmp/vtick-oracle}
-rm -rf "$W"; git -C "$ROOT" worktree add -f --detach "$W/src" HEAD >/dev/null
+# ORACLE_DIR: where the scratch worktree, build and trace go (a new directory by default; kept
+# after the run: its build/cli/vtick and replay serve further shapes)
+W=${ORACLE_DIR:-$(mktemp -d /tmp/vtick-oracle.XXXXXX)}
+if [ -e "$W/src" ]; then
+  echo "$0: $W/src exists: set ORACLE_DIR to a new directory" >&2
+  exit 2
+fi
+mkdir -p "$W"
+git -C "$ROOT" worktree add -f --detach "$W/src" HEAD >/dev/null
 trap 'git -C "$ROOT" worktree remove --force "$W/src"' EXIT
 git -C "$W/src" apply "$ROOT/bench/lookahead-oracle/instrument.patch"
 cmake -S "$W/src" -B "$W/build" -DCMAKE_BUILD_TYPE=Release -DVTICK_PGO=off >/dev/null
