@@ -34,3 +34,7 @@ VTICK_ORACLE="$W/steps.txt" "$W/build/cli/vtick" run "$@" --quiet
 echo "as run:                $("$W/replay" "$W/steps.txt" all)"
 echo "host-only steps ahead: $("$W/replay" "$W/steps.txt" host)"
 echo "every step ahead:      $("$W/replay" "$W/steps.txt")"
+echo "... the kernel's global state (nohz, jiffies, tick_do_timer_cpu, rd->overloaded) left out:"
+echo "                       $("$W/replay" "$W/steps.txt" any nohz jiffies tick_cpu overload)"
+echo "... other vCPUs' state (guest and host side) left out:"
+echo "                       $("$W/replay" "$W/steps.txt" any cpus hosts)"
