@@ -63,11 +63,12 @@ constexpr int kSizes[] = {1, 2, 4, 8, 16, 32, 64};  // the scaling rows' vCPUs
 constexpr std::size_t kNSizes = std::size(kSizes);
 struct Shared {
   double fiber_ns = 0;  // the bare fiber loop's hand-off (the hand-off floor)
-  struct Row {  // the fastest of its runs
-    int runs = 0;
-    double wall_s = 0, sim_s = 0, wall_per_vcpu_s = 0, handoffs_per_vcpu_s = 0, newidle_per_vcpu_s = 0;
-    double steps_per_vcpu_s = 0, host_only_share = 0;  // model steps, and those running host code only
+  struct Row {  // the fastest of its runs: its totals (model steps, those running host code only, ...)
+    int runs = 0, vcpus = 0;
+    double wall_s = 0, sim_s = 0, steps = 0, handoffs = 0, host_only_steps = 0, newidle = 0;
     long actors = 0;
+    double per_vcpu_s(double x) const { return sim_s > 0 && vcpus > 0 ? x / (sim_s * vcpus) : 0; }
+    double share(double x) const { return steps > 0 ? 100.0 * x / steps : 0; }  // % of the steps
   } scaling[2][kNSizes];  // [two tasks per vCPU, one][size]
 };
 static Shared* g_shared = nullptr;
@@ -226,8 +227,9 @@ static void model_run_sets(const std::string& scenario, const std::string& polic
   std::string label = scenario;
   if (!extra.empty()) label = scenario.substr(scenario.rfind('/') + 1) + ", " + std::to_string(sc.vcpus) + " vCPUs";
   if (!extra.empty() && sc.workload.kind == WorkloadKindId::Periodic) label += ", " + std::to_string(sc.workload.geti("tasks")) + " tasks";
-  double steps = static_cast<double>(sc.run.scheduler == StepScheduler::Vtick ? r.sg_detail[5] : r.sg_detail[0] + r.sg_detail[4]);
-  double handoffs = static_cast<double>(r.sg_detail[6]);
+  const SgEventCounts& d = r.sg_detail;
+  double steps = static_cast<double>(sc.run.scheduler == StepScheduler::Vtick ? d.steps : d.waits + d.run_aheads);
+  double handoffs = static_cast<double>(d.handoffs);
   if (!g_row_result || r.failed)
     std::printf("%-36s %-8s %-7s: %4.0f s simulated in %6.2f s wall = %5.2f sim s/wall s, %.5f wall s per vCPU-s; "
               "%9llu SimGrid activities = %7.0f per wall s, %7.0f per sim s; %7.0f model steps per sim s; "
@@ -238,13 +240,13 @@ static void model_run_sets(const std::string& scenario, const std::string& polic
               handoffs / sim_s, peak_rss_kb() / 1024, r.metrics.get("workload.ops") / sim_s, r.ops_name.c_str(), r.failed ? " FAILED" : "",
               handoff_share(sc.run.scheduler, handoffs, r.wall_seconds).c_str());
   if (g_row_result && (g_row_result->runs++ == 0 || r.wall_seconds < g_row_result->wall_s)) {
+    g_row_result->vcpus = sc.vcpus;
     g_row_result->wall_s = r.wall_seconds;
     g_row_result->sim_s = sim_s;
-    g_row_result->wall_per_vcpu_s = r.wall_seconds / (sim_s * sc.vcpus);
-    g_row_result->handoffs_per_vcpu_s = handoffs / (sim_s * sc.vcpus);
-    g_row_result->steps_per_vcpu_s = steps / (sim_s * sc.vcpus);
-    g_row_result->host_only_share = steps > 0 ? static_cast<double>(r.sg_detail[7]) / steps : 0;
-    g_row_result->newidle_per_vcpu_s = r.metrics.get("sched.newidle_balances") / (sim_s * sc.vcpus);
+    g_row_result->steps = steps;
+    g_row_result->handoffs = handoffs;
+    g_row_result->host_only_steps = static_cast<double>(d.host_only_steps);
+    g_row_result->newidle = r.metrics.get("sched.newidle_balances");
     // every actor of the run was a fiber, and they are forgotten only when the next engine
     // starts (own::reset()), so the count is still the run's
     g_row_result->actors = fiber::count();
@@ -328,8 +330,8 @@ int main(int argc, char** argv) {
       std::printf("scaling row: periodic, %d vCPUs, %d tasks: %.0f s simulated in %.3f s wall (fastest of %d runs) = %.5f "
                   "wall s per vCPU-s; %.0f hand-offs per vCPU-s; %.0f model steps per vCPU-s, %.1f %% of them host "
                   "code only; %ld actors\n",
-                  n, per_vcpu * n, r.sim_s, r.wall_s, r.runs, r.wall_per_vcpu_s, r.handoffs_per_vcpu_s, r.steps_per_vcpu_s,
-                  100.0 * r.host_only_share, r.actors);
+                  n, per_vcpu * n, r.sim_s, r.wall_s, r.runs, r.per_vcpu_s(r.wall_s), r.per_vcpu_s(r.handoffs),
+                  r.per_vcpu_s(r.steps), r.share(r.host_only_steps), r.actors);
     }
   }
   // a bare simulator's cost per event with 1 actor (as at 1 vCPU) and as many as at 64, and
@@ -341,10 +343,11 @@ int main(int argc, char** argv) {
   if (actors > 1) in_child([actors] { bare_queue_loop(20000000, static_cast<int>(actors)); });
   for (int series = 0; series < 2; ++series) {
     const Shared::Row* row = g_shared->scaling[series];
-    double lo = row[0].wall_per_vcpu_s, hi = lo;
+    auto wall = [](const Shared::Row& r) { return r.per_vcpu_s(r.wall_s); };
+    double lo = wall(row[0]), hi = lo;
     for (std::size_t k = 0; k < kNSizes; ++k) {
-      lo = std::min(lo, row[k].wall_per_vcpu_s);
-      hi = std::max(hi, row[k].wall_per_vcpu_s);
+      lo = std::min(lo, wall(row[k]));
+      hi = std::max(hi, wall(row[k]));
     }
     if (lo <= 0) continue;
     const Shared::Row &one = row[0], &two = row[1], &big = row[kNSizes - 1];
@@ -352,10 +355,9 @@ int main(int argc, char** argv) {
                 "max/min x%.2f; hand-offs per vCPU-s %.0f at 1 vCPU (%ld actors), %.0f at 64 (%ld actors); "
                 "newidle balances per vCPU-s %.0f at 64; steps running host code only %.1f %% at 64; "
                 "steps passing control %.1f %% at 64\n",
-                2 - series, series == 0 ? "s" : "", big.wall_per_vcpu_s / one.wall_per_vcpu_s,
-                big.wall_per_vcpu_s / two.wall_per_vcpu_s, hi / lo, one.handoffs_per_vcpu_s, one.actors,
-                big.handoffs_per_vcpu_s, big.actors, big.newidle_per_vcpu_s, 100.0 * big.host_only_share,
-                big.steps_per_vcpu_s > 0 ? 100.0 * big.handoffs_per_vcpu_s / big.steps_per_vcpu_s : 0.0);
+                2 - series, series == 0 ? "s" : "", wall(big) / wall(one), wall(big) / wall(two), hi / lo,
+                one.per_vcpu_s(one.handoffs), one.actors, big.per_vcpu_s(big.handoffs), big.actors,
+                big.per_vcpu_s(big.newidle), big.share(big.host_only_steps), big.share(big.handoffs));
   }
   in_child([&] {
     model_run_sets("oci/standard2.1-oltp.toml", "legacy", "1s", "",

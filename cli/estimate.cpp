@@ -30,14 +30,14 @@ int print_estimate(const Scenario& full) {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   const double scale = static_cast<double>(full.run.duration) / static_cast<double>(pilot.run.duration);
-  const double wall = r.wall_seconds * scale, steps = static_cast<double>(r.sg_detail[5]) * scale;
+  const double wall = r.wall_seconds * scale, steps = static_cast<double>(r.sg_detail.steps) * scale;
   const double sg = static_cast<double>(r.sg_events) * scale;
   std::printf("estimate: a %s pilot run extrapolated to run.duration %s (%d vCPUs)\n", format_duration(pilot.run.duration).c_str(),
               format_duration(full.run.duration).c_str(), full.vcpus);
   std::printf("  model steps       %.3g (%.3g per simulated second)\n", steps, steps / (full.run.duration / 1e9));
   std::printf("  SimGrid events    %.3g\n", sg);
   if (full.run.scheduler == StepScheduler::Vtick)  // its actors are fibers: a hand-off is a stack switch
-    std::printf("  hand-offs         %.3g\n", static_cast<double>(r.sg_detail[6]) * scale);
+    std::printf("  hand-offs         %.3g\n", static_cast<double>(r.sg_detail.handoffs) * scale);
   if (wall >= 3600) std::printf("  wall time         about %.1f h on this machine, one core\n", wall / 3600);
   else std::printf("  wall time         about %.0f s on this machine, one core\n", wall);
   std::printf("  peak memory       about %.0f MiB (the pilot's peak RSS: memory does not grow with simulated time)\n",

@@ -7,6 +7,7 @@
 #include <simgrid/forward.h>
 
 #include "core/enum_names.hpp"
+#include "core/sg_counts.hpp"
 #include "core/time.hpp"
 
 namespace vtick {
@@ -170,22 +171,6 @@ void broke_local_stretch(const char* what);
 // change SimGrid applies at the clock's time (a host's speed).
 void sync_lag();
 
-// Counts of the SimGrid-level events the model caused (for the speed report).
-struct SgEventCounts {
-  std::uint64_t waits = 0;       // wait_event() + sleep_until()
-  std::uint64_t works = 0;       // start_work() + execute()
-  std::uint64_t executes = 0;    // ... of which execute() (uninterruptible host/guest work)
-  std::uint64_t rings = 0;
-  std::uint64_t run_aheads = 0;  // short steps timed by run_ahead(), no event
-  // vtick scheduler: blocking calls, and those that passed control to another actor
-  // (the only SimGrid activities: a semaphore each)
-  std::uint64_t steps = 0;
-  std::uint64_t handoffs = 0;
-  // ... of the steps, those whose continuation runs host code only (a host thread's, or a
-  // vCPU thread's inside a halt: next_step_host_only()); the others run guest code, which
-  // may read other vCPUs' state (docs/performance.md, the scaling)
-  std::uint64_t host_only_steps = 0;
-};
 const SgEventCounts& sg_event_counts();
 // For that count (vtick scheduler): the running actor's next blocking call is a step
 // whose continuation runs host code only; mark_host_only_actor(): every step of the

@@ -128,7 +128,10 @@ std::string results_json(const Scenario& sc, const RunResult& r, bool timing, co
   man["simulated_ns"] = sc.run.duration;
   man["measured_ns"] = r.measured_ns;
   man["simgrid_events"] = r.sg_events;
-  man["simgrid_events_detail"] = {{"waits", r.sg_detail[0]}, {"works", r.sg_detail[1]}, {"executes", r.sg_detail[2]}, {"rings", r.sg_detail[3]}, {"run_aheads", r.sg_detail[4]}, {"steps", r.sg_detail[5]}, {"handoffs", r.sg_detail[6]}, {"host_only_steps", r.sg_detail[7]}};
+  const SgEventCounts& d = r.sg_detail;
+  man["simgrid_events_detail"] = {{"waits", d.waits},       {"works", d.works}, {"executes", d.executes},
+                                  {"rings", d.rings},       {"run_aheads", d.run_aheads}, {"steps", d.steps},
+                                  {"handoffs", d.handoffs}, {"host_only_steps", d.host_only_steps}};
   man["status"] = r.failed ? "failed" : "ok";
   if (r.failed) man["error"] = r.error;
   man["invariants_checked"] = {{"count", r.invariants_checked.size()}, {"names", r.invariants_checked}};

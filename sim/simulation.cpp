@@ -194,16 +194,9 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   res.op_latency = workload->op_latency();
   const SgEventCounts& ev = sg_event_counts();
   // SimGrid activities: none under the vtick scheduler (its actors are fibers inside one
-  // SimGrid actor, core/fiber.hpp; the hand-offs between them are in sg_detail[6])
+  // SimGrid actor, core/fiber.hpp; the hand-offs between them are in sg_detail.handoffs)
   res.sg_events = sc.run.scheduler == StepScheduler::Vtick ? 0 : ev.waits + ev.works + ev.rings;
-  res.sg_detail[0] = ev.waits;
-  res.sg_detail[1] = ev.works;
-  res.sg_detail[2] = ev.executes;
-  res.sg_detail[3] = ev.rings;
-  res.sg_detail[4] = ev.run_aheads;
-  res.sg_detail[5] = ev.steps;
-  res.sg_detail[6] = ev.handoffs;
-  res.sg_detail[7] = ev.host_only_steps;
+  res.sg_detail = ev;
 
   if (simulation_failed()) {
     res.failed = true;

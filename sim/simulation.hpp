@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/log_histogram.hpp"
+#include "core/sg_counts.hpp"
 #include "core/time.hpp"
 #include "sim/metrics.hpp"
 #include "sim/scenario.hpp"
@@ -20,7 +21,7 @@ struct RunResult {
   LogHistogram op_latency;    // the workload's measured ops in the window (ns)
   double wall_seconds = 0;
   std::uint64_t sg_events = 0; // SimGrid waits + executions + notifications (0 under the vtick scheduler)
-  std::uint64_t sg_detail[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // waits, works, executes, rings, run_aheads, steps, handoffs, host_only_steps
+  SgEventCounts sg_detail;     // the model's blocking calls, hand-offs and the like (core/sg_counts.hpp)
   bool input_error = false;  // the run could not start as asked (a SimGrid option, the address space): exit 2
   std::vector<std::string> invariants_checked;  // sim/invariants.cpp, at the end of a complete run
   bool failed = false;
