@@ -169,7 +169,8 @@ TEST_CASE("the vtick scheduler gives SimGrid's results where the order of events
 // The speed report's count of steps whose continuation runs host code only (core/sg.hpp
 // next_step_host_only(): a halt's waits, a thread waiting to be switched in, host threads),
 // on the model's own paths: a halting pingpong has them (halt polling and blocking), a vCPU
-// that never idles has none past its start-up (one: the thread switched in at boot).
+// that never idles has none (the one step counted there is the VMM's I/O thread's first
+// wait: a host thread, idle in this workload).
 TEST_CASE("the step count tells the host-only steps apart") {
   auto detail = [](const char* f, const char* sched) {
     return run_json(std::string(VTICK_SOURCE_DIR "/scenarios/") + f + " --duration 300ms --set run.scheduler=" + sched,
