@@ -44,15 +44,13 @@ static void read_clock() { g_clock = from_seconds(sg4::Engine::get_clock()); }
 
 // The scheduler of this engine: vtick's own queue (core/own_queue.hpp) or SimGrid's activities.
 static StepScheduler g_scheduler = StepScheduler::Simgrid;
-// The step count's marks (next_step_host_only(), mark_host_only_actor()).
+// The step count's mark (next_step_host_only()).
 static bool g_next_host_only = false;
-static std::vector<char> g_host_only_actor;  // by actor pid
 bool detail::g_own_on = false;
 void set_step_scheduler(StepScheduler s) {
   g_scheduler = s;
   detail::g_own_on = s == StepScheduler::Vtick;
   own::reset();
-  g_host_only_actor.clear();
   g_next_host_only = false;
 }
 StepScheduler step_scheduler() { return g_scheduler; }
@@ -340,16 +338,9 @@ void Doorbell::ring() {
 void next_step_host_only() {
   if (own_on()) g_next_host_only = true;
 }
-void mark_host_only_actor() {
-  if (!own_on()) return;
-  auto pid = static_cast<std::size_t>(own::running());
-  if (g_host_only_actor.size() <= pid) g_host_only_actor.resize(pid + 1, 0);
-  g_host_only_actor[pid] = 1;
-}
 static void count_step() {
   ++g_counts.steps;
-  auto pid = static_cast<std::size_t>(own::running());
-  if (g_next_host_only || (pid < g_host_only_actor.size() && g_host_only_actor[pid])) ++g_counts.host_only_steps;
+  g_counts.host_only_steps += g_next_host_only;
   g_next_host_only = false;
 }
 

@@ -173,9 +173,7 @@ void sync_lag();
 
 const SgEventCounts& sg_event_counts();
 // For that count (vtick scheduler): the running actor's next blocking call is a step
-// whose continuation runs host code only; mark_host_only_actor(): every step of the
-// running actor is. Neither changes what runs.
+// whose continuation runs host code only. It changes nothing that runs.
 void next_step_host_only();
-void mark_host_only_actor();
 
 }  // namespace vtick

@@ -16,9 +16,9 @@ struct SgEventCounts {
   // (the only SimGrid activities: a semaphore each)
   std::uint64_t steps = 0;
   std::uint64_t handoffs = 0;
-  // ... of the steps, those whose continuation runs host code only (a host thread's, or a
-  // vCPU thread's inside a halt: next_step_host_only()); the others run guest code, which
-  // may read other vCPUs' state (docs/performance.md, the scaling)
+  // ... of the steps, those whose continuation runs host code only (a host thread's, a vCPU
+  // thread's inside a halt: next_step_host_only() before the call); the others run guest
+  // code, which may read other vCPUs' state (docs/performance.md, the scaling)
   std::uint64_t host_only_steps = 0;
 };
 

@@ -30,11 +30,14 @@ void HostWorker::run_on_cpu(sim_ns work, const std::function<sim_ns()>& then) {
     sim_ns started = now();
     bool done;
     if (work_is_timed(hw->sibling() != nullptr)) {  // no Exec
-      while (!(done = wait_timed_work(bell_, hw->host(), left, s_.slice_end(t_))) && !s_.must_yield(t_)) {
+      for (;;) {
+        next_step_host_only();  // (the speed report's count: a host thread's every step is)
+        done = wait_timed_work(bell_, hw->host(), left, s_.slice_end(t_));
+        if (done || s_.must_yield(t_)) break;
       }
     } else {
       simgrid::s4u::ExecPtr ex = start_work(hw->host(), left);
-      while (!work_done(ex) && !s_.must_yield(t_)) wait_event(bell_, ex, s_.slice_end(t_));
+      while (!work_done(ex) && !s_.must_yield(t_)) wait_event(bell_, ex, s_.slice_end(t_));  // (the simgrid scheduler counts no steps)
       done = work_done(ex);
       if (!done) {
         left = work_remaining(ex);
@@ -73,11 +76,11 @@ void IoThread::start() {
 // host I/O latency, the completion wakes the thread again, which completes it
 // (complete_ns) and signals the irqfd: a posted interrupt to the vCPU.
 void IoThread::main() {
-  mark_host_only_actor();
   for (;;) {
     auto next = std::min_element(items_.begin(), items_.end(), [](const Item& a, const Item& b) { return a.ready < b.ready; });
     if (next == items_.end() || next->ready > now()) {
       t_.next_timer = next == items_.end() ? KTIME_MAX : next->ready;
+      next_step_host_only();
       wait_event(bell_, next == items_.end() ? KTIME_MAX : next->ready);
       continue;
     }
@@ -108,12 +111,14 @@ void NoiseThread::start() {
 }
 
 void NoiseThread::main() {
-  mark_host_only_actor();
   auto draw = [this] { return now() + rng_.exponential(static_cast<sim_ns>(1e9 / p_.hz)); };
   sim_ns wake = draw();
   for (;;) {
     t_.next_timer = wake;
-    while (now() < wake) wait_event(bell_, wake);
+    while (now() < wake) {
+      next_step_host_only();
+      wait_event(bell_, wake);
+    }
     run_on_cpu(p_.work, [&] { return wake = draw(); });
   }
 }
