@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Record named workloads on the real guest this runs on, with the kernel's own tracepoints
+# (the intervals `vtick trace-compare` pairs), into NAME.rR.dat beside env.txt (issue 42,
+# item 1). Each run is recorded in an ftrace instance of the script's own, read out with
+# `trace-cmd extract -B` (`trace-cmd record`/`start` fail on these guests: "Can't enable
+# ftrace"); tracing is switched off and the instance removed on every exit. Each workload
+# also runs once untraced before its traced run (NAME.rR.out: its throughput without the
+# tracing's cost). Needs root. Never in CI: it measures the machine itself.
+# usage: scripts/record-guest-trace.sh [--out DIR] [--repeat R] [--time S] [--only LIST]
+#                                      [--buffer-kb KB] [--no-untraced]
+#   runs: sb-n2-l1 sb-n2-l8 sb-n4-l8 (sysbench threads), pipe-pinned pipe-free (perf bench
+#         sched pipe -l 200000), hackbench (-p -g 4 -l 2000), idle (sleep S)
+set -Eeuo pipefail
+die() { echo "record-guest-trace.sh: $*" >&2; exit 2; }
+OUT=/tmp/vtick-record-$(date -u +%Y%m%dT%H%M%SZ); REPEAT=2; T=10; ONLY=""; BUF_KB=131072; UNTRACED=1
+while [ $# -gt 0 ]; do
+  case $1 in
+    --out) [ $# -ge 2 ] || die "--out needs a directory"; OUT=$2; shift 2 ;;
+    --repeat) [ $# -ge 2 ] || die "--repeat needs a count"; REPEAT=$2; shift 2 ;;
+    --time) [ $# -ge 2 ] || die "--time needs seconds"; T=$2; shift 2 ;;
+    --only) [ $# -ge 2 ] || die "--only needs a comma-separated list of runs"; ONLY=$2; shift 2 ;;
+    --buffer-kb) [ $# -ge 2 ] || die "--buffer-kb needs a size"; BUF_KB=$2; shift 2 ;;
+    --no-untraced) UNTRACED=0; shift ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) die "unknown option '$1' (allowed: --out --repeat --time --only --buffer-kb --no-untraced)" ;;
+  esac
+done
+for pair in REPEAT:--repeat T:--time BUF_KB:--buffer-kb; do
+  v=${pair%%:*}; [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "${pair#*:} must be a positive whole number, got '${!v}'"
+done
+declare -A CMD=(
+  [sb-n2-l1]="sysbench threads --threads=2 --thread-locks=1 --time=@T@ run"
+  [sb-n2-l8]="sysbench threads --threads=2 --thread-locks=8 --time=@T@ run"
+  [sb-n4-l8]="sysbench threads --threads=4 --thread-locks=8 --time=@T@ run"
+  [pipe-pinned]="taskset -c 0 perf bench sched pipe -l 200000"
+  [pipe-free]="perf bench sched pipe -l 200000"
+  [hackbench]="hackbench -p -g 4 -l 2000"
+  [idle]="sleep @T@"
+)
+NAMES=(sb-n2-l1 sb-n2-l8 sb-n4-l8 pipe-pinned pipe-free hackbench idle)
+if [ -n "$ONLY" ]; then IFS=, read -ra NAMES <<< "$ONLY"; fi
+for n in "${NAMES[@]}"; do
+  [ -n "${CMD[$n]:-}" ] || die "--only: unknown run '$n' (allowed: sb-n2-l1 sb-n2-l8 sb-n4-l8 pipe-pinned pipe-free hackbench idle)"
+done
+# Options are checked first (exit 2 even under CI), then where this runs.
+if [ -n "${VTICK_CI:-}" ] || [ -n "${CI:-}" ]; then
+  die "refusing to run under CI (VTICK_CI or CI is set): this measures the machine itself"
+fi
+[ "$(uname -s)" = Linux ] || die "needs a Linux guest, this is $(uname -s)"
+[ "$(id -u)" -eq 0 ] || die "needs root (tracefs, trace-cmd extract)"
+for t in sysbench perf hackbench trace-cmd taskset; do
+  command -v $t >/dev/null || die "needs $t (apt-get install sysbench linux-perf rt-tests trace-cmd util-linux)"
+done
+if [ ! -e /sys/kernel/tracing/events/sched/sched_switch ]; then
+  mount -t tracefs nodev /sys/kernel/tracing || die "cannot mount tracefs on /sys/kernel/tracing"
+fi
+TR=/sys/kernel/tracing
+# The tracepoints trace-compare reads (docs/cli.md, "trace-compare"); msr:write_msr where
+# the kernel has it (CONFIG_TRACEPOINTS on arch/x86/lib/msr.c).
+EVENTS=(sched/sched_switch sched/sched_waking sched/sched_wakeup sched/sched_migrate_task
+  power/cpu_idle ipi/ipi_send_cpu ipi/ipi_send_cpumask
+  irq_vectors/call_function_single_entry irq_vectors/call_function_single_exit
+  irq_vectors/call_function_entry irq_vectors/call_function_exit
+  irq_vectors/reschedule_entry irq_vectors/reschedule_exit
+  irq_vectors/local_timer_entry irq_vectors/local_timer_exit
+  timer/hrtimer_start timer/hrtimer_expire_entry msr/write_msr)
+INST_NAME=vtick-record-$$
+INST=$TR/instances/$INST_NAME
+cleanup() {  # every exit: success, failure, Ctrl-C
+  if [ -d "$INST" ]; then
+    echo 0 > "$INST/tracing_on" 2>/dev/null || true
+    echo 0 > "$INST/events/enable" 2>/dev/null || true
+    rmdir "$INST" 2>/dev/null || echo "record-guest-trace.sh: could not remove $INST" >&2
+  fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+trap 'echo "record-guest-trace.sh: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
+
+mkdir -p "$OUT"
+# A speed reference of the same hour (machines of this kind differ a lot from day to day).
+pipe_us() { taskset -c 0 perf bench sched pipe -l 100000 2>&1 | awk '/usecs\/op/ {print $1}'; }
+hz() {
+  if [ -r /proc/config.gz ]; then zcat /proc/config.gz | sed -n 's/^CONFIG_HZ=//p'
+  elif [ -r "/boot/config-$(uname -r)" ]; then sed -n 's/^CONFIG_HZ=//p' "/boot/config-$(uname -r)"
+  else echo unknown; fi
+}
+{
+  echo "date: $(date -u +%FT%TZ)"
+  echo "kernel: $(uname -r)"
+  echo "cmdline: $(cat /proc/cmdline)"
+  echo "hz: $(hz)"
+  echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+  echo "cpuidle_driver: $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)"
+  echo "cpuidle_governor: $(cat /sys/devices/system/cpu/cpuidle/current_governor_ro 2>/dev/null || cat /sys/devices/system/cpu/cpuidle/current_governor 2>/dev/null || echo none)"
+  echo "haltpoll_guest_halt_poll_ns: $(cat /sys/module/haltpoll/parameters/guest_halt_poll_ns 2>/dev/null || echo -)"
+  echo "cpu_model: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+  echo "vcpus: $(nproc)"
+  echo "trace_clock: mono"
+  echo "sysbench: $(sysbench --version)"
+  echo "trace-cmd: $(trace-cmd -h 2>&1 | sed -n '0,/^ *trace-cmd version/s/^ *trace-cmd version \([^ ]*\).*/\1/p')"
+  for v in /sys/devices/system/cpu/vulnerabilities/*; do echo "vulnerability.${v##*/}: $(cat "$v")"; done
+  echo "speed_ref_pipe_pinned_us_per_op_start: $(pipe_us)"
+} > "$OUT/env.txt"
+
+for n in "${NAMES[@]}"; do
+  for r in $(seq 1 "$REPEAT"); do
+    cmd=${CMD[$n]//@T@/$T}
+    if [ "$UNTRACED" = 1 ]; then
+      echo "[$n r$r] untraced: $cmd" >&2
+      $cmd > "$OUT/$n.r$r.out" 2>&1
+    fi
+    echo "[$n r$r] traced: $cmd" >&2
+    [ -d "$INST" ] && rmdir "$INST"
+    mkdir "$INST"
+    echo mono > "$INST/trace_clock"  # one clock for every CPU: IPI send -> entry crosses CPUs
+    echo "$BUF_KB" > "$INST/buffer_size_kb"
+    for e in "${EVENTS[@]}"; do
+      if [ -e "$INST/events/$e/enable" ]; then echo 1 > "$INST/events/$e/enable"
+      else echo "record-guest-trace.sh: this kernel has no $e tracepoint (left out)" >&2; fi
+    done
+    echo 1 > "$INST/tracing_on"
+    $cmd > "$OUT/$n.r$r.traced.out" 2>&1
+    echo 0 > "$INST/tracing_on"
+    grep -H . "$INST"/per_cpu/cpu*/stats > "$OUT/$n.r$r.stats" || true
+    if grep -q 'overrun: [1-9]' "$OUT/$n.r$r.stats"; then
+      echo "record-guest-trace.sh: $n r$r: the ring buffer overran (events lost; raise --buffer-kb)" >&2
+    fi
+    trace-cmd extract -B "$INST_NAME" -o "$OUT/$n.r$r.dat" > "$OUT/$n.r$r.extract.log" 2>&1 \
+      || die "trace-cmd extract failed for $n r$r (see $OUT/$n.r$r.extract.log)"
+    cleanup
+    echo "$cmd" > "$OUT/$n.r$r.cmd"
+  done
+done
+echo "speed_ref_pipe_pinned_us_per_op_end: $(pipe_us)" >> "$OUT/env.txt"
+echo "$OUT"
