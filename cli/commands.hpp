@@ -118,4 +118,12 @@ struct PlotOptions {
 };
 int cmd_plot(const PlotOptions& o);
 
+// vtick trace-compare: a real guest's trace.dat against vtick's (study/trace_compare.hpp).
+struct TraceCompareOptions {
+  std::string real_path, sim_path;
+  std::string bands_path;  // "": no bands
+  std::string json_path;
+};
+int cmd_trace_compare(const TraceCompareOptions& o);
+
 }  // namespace vtick

@@ -142,8 +142,15 @@ int main(int argc, char** argv) {
   ca->add_option("--scenarios", cal.scenarios_dir, "write the scenario of every figure's experiment into DIR");
   ca->add_flag("--quiet", cal.quiet, "no progress lines");
 
+  TraceCompareOptions tc;
+  auto* tcc = app.add_subcommand("trace-compare", "pair the same named intervals in a real guest's trace.dat and vtick's, with rates, quantiles and bands");
+  tcc->add_option("real", tc.real_path, "the real guest's trace.dat (scripts/record-guest-trace.sh)")->required();
+  tcc->add_option("sim", tc.sim_path, "vtick's guest trace.dat (vtick run --trace-dat FILE writes it as FILE-vm0)")->required();
+  tcc->add_option("--bands", tc.bands_path, "a bands file (TOML [[band]]: interval, statistic, within or ratio): exit 1 listing each row outside its band");
+  tcc->add_option("--json", tc.json_path, "write the rows, bands and misses as JSON to FILE (- for stdout)");
+
   LogOptions log;
-  for (CLI::App* sub : {r, tl, v, l, c, w, xp, pl, su, ca}) add_log_options(sub, log);
+  for (CLI::App* sub : {r, tl, v, l, c, w, xp, pl, su, ca, tcc}) add_log_options(sub, log);
 
   try {
     app.parse(argc, argv);
@@ -194,6 +201,7 @@ int main(int argc, char** argv) {
     }
     if (*pl) return cmd_plot(po);
     if (*su) return cmd_validate_suite(vs);
+    if (*tcc) return cmd_trace_compare(tc);
     if (*ca) {
       if (cal.synthesize.empty() == cal.profile.empty()) {
         spdlog::error("calibrate: give a PROFILE, or --synthesize SCENARIO -o PROFILE");

@@ -61,6 +61,9 @@ inline constexpr std::uint32_t PWR_EVENT_EXIT = 0xffffffffu;
   F(int, prev_pid, "pid switched out, 0: idle") \
   F(int, next_pid, "pid switched in, 0: idle") \
   F(const char*, prev_state, "prev's state as sched_switch prints it: R, R+, S, D")
+#define VTICK_EV_sched_waking(F) \
+  F(int, pid, "the task being woken") \
+  F(int, target_cpu, "task_cpu(p) when try_to_wake_up() starts: the CPU it last ran on")
 #define VTICK_EV_sched_wakeup(F) \
   F(int, pid, "the woken task") \
   F(int, target_cpu, "the CPU it is queued on")
@@ -167,6 +170,7 @@ inline constexpr std::uint32_t PWR_EVENT_EXIT = 0xffffffffu;
   X(CpuOffline, cpu_offline, "takedown_cpu(): the CPU plays dead") \
   X(CpuOnline, cpu_online, "start_secondary(): the CPU is back") \
   X(SchedSwitch, sched_switch, "sched:sched_switch") \
+  X(SchedWaking, sched_waking, "sched:sched_waking (try_to_wake_up(), before the CPU is chosen), cpu: the waker's") \
   X(SchedWakeup, sched_wakeup, "sched:sched_wakeup (ttwu_do_wakeup), cpu: the waker's") \
   X(SchedMigrateTask, sched_migrate_task, "sched:sched_migrate_task") \
   X(NohzKick, nohz_kick, "kick_ilb(): a busy CPU kicks an idle one to balance (cpu: the kicker)") \

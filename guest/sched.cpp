@@ -90,6 +90,7 @@ void GuestKernel::resched_curr(GuestCpu& target, GuestCpu& self) {
 }
 
 void GuestKernel::try_to_wake_up(Task& p, GuestCpu& waker) {
+  if (tracing()) trace::sched_waking(waker.now(), waker.id(), p.pid, p.cpu);  // trace_sched_waking(p)
   waker.kernel_work(p_.costs.ttwu_ns);
   if (p.in_iowait) {  // counted on the runqueue it slept on, before it may move
     --cpu(p.cpu).cputime().nr_iowait;

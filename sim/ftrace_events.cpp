@@ -143,6 +143,12 @@ std::vector<TpFormat> make_formats() {
   set(Tp::SchedWakeup, "sched", "sched_wakeup", 302,
       {{"char", "comm", 16, true, 16}, {"pid_t", "pid", 4, true}, {"int", "prio", 4, true}, {"int", "target_cpu", 4, true}},
       "\"comm=%s pid=%d prio=%d target_cpu=%03d\", REC->comm, REC->pid, REC->prio, REC->target_cpu");
+  set(Tp::SchedWaking, "sched", "sched_waking", 318,
+      {{"char", "comm", 16, true, 16}, {"pid_t", "pid", 4, true}, {"int", "prio", 4, true}, {"int", "target_cpu", 4, true}},
+      "\"comm=%s pid=%d prio=%d target_cpu=%03d\", REC->comm, REC->pid, REC->prio, REC->target_cpu");
+  set(Tp::WriteMsr, "msr", "write_msr", 319,
+      {{"unsigned", "msr", 4, false}, {"u64", "val", 8, false}, {"int", "failed", 4, true}},
+      "\"%x, value %llx%s\", REC->msr, REC->val, REC->failed ? \" #GP\" : \"\"");
   set(Tp::SchedMigrateTask, "sched", "sched_migrate_task", 303,
       {{"char", "comm", 16, true, 16}, {"pid_t", "pid", 4, true}, {"int", "prio", 4, true}, {"int", "orig_cpu", 4, true},
        {"int", "dest_cpu", 4, true}},
@@ -317,6 +323,7 @@ std::string tp_text(const FtraceEvent& e, const KernelSymbols& syms) {
                  static_cast<int>(v[5]), static_cast<int>(v[6]));
       break;
     }
+    case Tp::SchedWaking:
     case Tp::SchedWakeup:
       args = fmt("comm=%s pid=%d prio=%d target_cpu=%03d", e.s[0].c_str(), static_cast<int>(v[1]), static_cast<int>(v[2]),
                  static_cast<int>(v[3]));
@@ -355,6 +362,9 @@ std::string tp_text(const FtraceEvent& e, const KernelSymbols& syms) {
     case Tp::RescheduleEntry:
     case Tp::CallFunctionSingleEntry:
       args = fmt("vector=%d", static_cast<int>(v[0]));
+      break;
+    case Tp::WriteMsr:
+      args = fmt("%x, value %llx%s", static_cast<unsigned>(v[0]), static_cast<unsigned long long>(v[1]), v[2] ? " #GP" : "");
       break;
     case Tp::KvmExit: {
       bool vmx = v[2] == KVM_ISA_VMX;

@@ -30,6 +30,8 @@ enum class Tp : std::uint8_t {
   KvmEntryArm64,            // kvm:kvm_entry (arch/arm64/kvm/trace_arm.h)
   KvmVcpuWakeup,            // kvm:kvm_vcpu_wakeup
   KvmHaltPollNs,            // kvm:kvm_halt_poll_ns
+  SchedWaking,              // sched:sched_waking
+  WriteMsr,                 // msr:write_msr (x86, arch/x86/lib/msr.c do_trace_write_msr())
   Count
 };
 

@@ -75,9 +75,9 @@ std::vector<Tp> machine_events(bool host, bool x86) {
   if (host)
     return x86 ? std::vector<Tp>{Tp::KvmExit, Tp::KvmEntry, Tp::KvmVcpuWakeup, Tp::KvmHaltPollNs}
                : std::vector<Tp>{Tp::KvmExitArm64, Tp::KvmEntryArm64, Tp::KvmVcpuWakeup, Tp::KvmHaltPollNs};
-  std::vector<Tp> g = {Tp::SchedSwitch, Tp::SchedWakeup, Tp::SchedMigrateTask, Tp::CpuIdle,
+  std::vector<Tp> g = {Tp::SchedSwitch, Tp::SchedWaking, Tp::SchedWakeup, Tp::SchedMigrateTask, Tp::CpuIdle,
                        Tp::TickStop, Tp::HrtimerStart, Tp::HrtimerExpireEntry, Tp::IpiSendCpu};
-  if (x86) g.insert(g.end(), {Tp::LocalTimerEntry, Tp::RescheduleEntry, Tp::CallFunctionSingleEntry});
+  if (x86) g.insert(g.end(), {Tp::LocalTimerEntry, Tp::RescheduleEntry, Tp::CallFunctionSingleEntry, Tp::WriteMsr});
   return g;
 }
 

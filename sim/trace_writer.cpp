@@ -508,6 +508,14 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
       refresh_vcpu(v, t, seq);
       break;
     }
+    case EventId::SchedWaking:  // the record only: the task's state changes at sched_wakeup
+      if (FtraceEvent* r = guest_event(v, t, seq, Tp::SchedWaking, TRACE_FLAG_IRQS_OFF, 2)) {
+        r->s[0] = comm(e.sched_waking.pid);
+        r->v[1] = e.sched_waking.pid;
+        r->v[2] = 120;
+        r->v[3] = e.sched_waking.target_cpu;
+      }
+      break;
     case EventId::SchedWakeup: {
       int pid = e.sched_wakeup.pid, target = e.sched_wakeup.target_cpu;
       if (FtraceEvent* r = guest_event(v, t, seq, Tp::SchedWakeup, TRACE_FLAG_IRQS_OFF, 2)) {
@@ -620,6 +628,13 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
     case EventId::ClockeventWrite: {
       const auto& f = e.clockevent_write;
       instant(tick_track(v), t, seq, "clockevent_write", "timer.clockevent", {{"register", 0, f.reg ? f.reg : "?"}, {"value", f.value}});
+      // lapic_next_deadline(): wrmsrq(MSR_IA32_TSC_DEADLINE) traces write_msr (0x6e0); the
+      // LVTT write is an x2APIC MSR on real guests too, left out (vtick's LVTT is not one)
+      if (x86 && f.reg && std::strcmp(f.reg, "TSC_DEADLINE") == 0)
+        if (FtraceEvent* r = guest_event(v, t, seq, Tp::WriteMsr, TRACE_FLAG_IRQS_OFF, 1)) {
+          r->v[0] = 0x6e0;  // MSR_IA32_TSC_DEADLINE
+          r->v[1] = static_cast<std::int64_t>(f.value);
+        }
       break;
     }
     case EventId::IpiSendCpu: {

@@ -147,7 +147,7 @@ TEST_CASE("ftrace: lines match Perfetto's systrace tokenizer, with sched_switch 
   std::regex sched_switch(R"(sched_switch: prev_comm=\S+ prev_pid=\d+ prev_prio=120 prev_state=(R\+?|S|D|Z) ==> next_comm=\S+ next_pid=(\d+) next_prio=120$)");
   std::regex cpu_idle(R"(cpu_idle: state=(\d+) cpu_id=\d+$)");
   std::regex mark(R"(tracing_mark_write: ([BEC])\|(\d+)(\|.*)?$)");
-  const std::set<std::string> events = {"sched_switch", "sched_wakeup", "sched_migrate_task", "cpu_idle", "tick_stop",
+  const std::set<std::string> events = {"sched_switch", "sched_waking", "sched_wakeup", "write_msr", "sched_migrate_task", "cpu_idle", "tick_stop",
                                         "hrtimer_start", "hrtimer_expire_entry", "ipi_send_cpu", "local_timer_entry",
                                         "reschedule_entry", "call_function_single_entry", "kvm_exit", "kvm_entry",
                                         "kvm_vcpu_wakeup", "kvm_halt_poll_ns", "tracing_mark_write"};
@@ -237,6 +237,8 @@ TEST_CASE("ftrace: KVM, timer and scheduler events are the kernel's tracepoints 
       {"hrtimer_expire_entry", std::regex(R"(hrtimer=[0-9a-f]{16} function=(tick_nohz_handler|hrtimer_wakeup) now=\d+)")},
       {"tick_stop", std::regex(R"(success=[01] dependency=(NONE|POSIX_TIMER|SCHED))")},
       {"sched_wakeup", std::regex(R"(comm=worker pid=2 prio=120 target_cpu=001)")},
+      {"sched_waking", std::regex(R"(comm=worker pid=2 prio=120 target_cpu=001)")},
+      {"write_msr", std::regex(R"(6e0, value [0-9a-f]+)")},
       {"ipi_send_cpu", std::regex(R"(cpu=1 callsite=(resched_curr\+0x0/0x100 callback=0x0|(ttwu_queue_wakelist|generic_exec_single)\+0x0/0x100 callback=generic_smp_call_function_single_interrupt\+0x0/0x100))")},
       {"call_function_single_entry", std::regex(R"(vector=251)")},
       {"local_timer_entry", std::regex(R"(vector=236)")},
@@ -271,6 +273,8 @@ TEST_CASE("ftrace: KVM, timer and scheduler events are the kernel's tracepoints 
   CHECK(tick_expiries == both(m, "tick.ticks"));
   CHECK(seen["ipi_send_cpu"] == both(m, "exits.ipi"));
   CHECK(seen["sched_wakeup"] == metric(m, "sched.wakeups_local") + metric(m, "sched.wakeups_remote"));
+  CHECK(seen["sched_waking"] == seen["sched_wakeup"]);  // each try_to_wake_up() activates its task in this run
+  CHECK(seen["write_msr"] == both(m, "exits.msr_tsc_deadline"));  // each TSC-deadline write exits
 }
 
 TEST_CASE("ftrace: host and guest PIDs are disjoint, no PID is two tasks, comms are cut to 15 characters") {

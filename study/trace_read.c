@@ -1,0 +1,226 @@
+/* libtracecmd's read API from C (its header pulls in tracefs.h, which is not valid C++). */
+#include <stdio.h>
+#include <string.h>
+#include <trace-cmd.h>
+
+#include "study/trace_read.h"
+
+static const char *const kind_names[VTK_KIND_COUNT][2] = {
+	[VTK_SCHED_SWITCH] = {"sched", "sched_switch"},
+	[VTK_SCHED_WAKING] = {"sched", "sched_waking"},
+	[VTK_SCHED_WAKEUP] = {"sched", "sched_wakeup"},
+	[VTK_SCHED_MIGRATE_TASK] = {"sched", "sched_migrate_task"},
+	[VTK_CPU_IDLE] = {"power", "cpu_idle"},
+	[VTK_IPI_SEND_CPU] = {"ipi", "ipi_send_cpu"},
+	[VTK_IPI_SEND_CPUMASK] = {"ipi", "ipi_send_cpumask"},
+	[VTK_CALL_FUNCTION_SINGLE_ENTRY] = {"irq_vectors", "call_function_single_entry"},
+	[VTK_CALL_FUNCTION_SINGLE_EXIT] = {"irq_vectors", "call_function_single_exit"},
+	[VTK_CALL_FUNCTION_ENTRY] = {"irq_vectors", "call_function_entry"},
+	[VTK_CALL_FUNCTION_EXIT] = {"irq_vectors", "call_function_exit"},
+	[VTK_RESCHEDULE_ENTRY] = {"irq_vectors", "reschedule_entry"},
+	[VTK_RESCHEDULE_EXIT] = {"irq_vectors", "reschedule_exit"},
+	[VTK_LOCAL_TIMER_ENTRY] = {"irq_vectors", "local_timer_entry"},
+	[VTK_LOCAL_TIMER_EXIT] = {"irq_vectors", "local_timer_exit"},
+	[VTK_HRTIMER_START] = {"timer", "hrtimer_start"},
+	[VTK_HRTIMER_EXPIRE_ENTRY] = {"timer", "hrtimer_expire_entry"},
+	[VTK_WRITE_MSR] = {"msr", "write_msr"},
+	[VTK_OTHER] = {"", "other"},
+};
+
+const char *vtick_tp_kind_name(int kind)
+{
+	return kind >= 0 && kind < VTK_KIND_COUNT ? kind_names[kind][1] : "?";
+}
+
+/* Event ids of this file's tep handle, mapped to kinds once per event. */
+#define MAX_IDS 65536
+struct reader {
+	void (*fn)(const struct vtick_trace_rec *, void *);
+	void *data;
+	struct tep_handle *tep;
+	unsigned long long start; /* records before it are left out */
+	signed char kind_of[MAX_IDS]; /* -1: not looked up yet */
+};
+
+static int kind_of(struct reader *r, struct tep_event *ev)
+{
+	int k;
+
+	if (ev->id < 0 || ev->id >= MAX_IDS)
+		return VTK_OTHER;
+	if (r->kind_of[ev->id] >= 0)
+		return r->kind_of[ev->id];
+	k = VTK_OTHER;
+	for (int i = 0; i < VTK_OTHER; i++)
+		if (strcmp(ev->system, kind_names[i][0]) == 0 && strcmp(ev->name, kind_names[i][1]) == 0)
+			k = i;
+	r->kind_of[ev->id] = (signed char)k;
+	return k;
+}
+
+static long long num(struct tep_event *ev, struct tep_record *rec, const char *field)
+{
+	unsigned long long v = 0;
+	struct tep_format_field *f = tep_find_field(ev, field);
+
+	if (!f || tep_read_number_field(f, rec->data, &v) != 0)
+		return -1;
+	if (f->flags & TEP_FIELD_IS_SIGNED) {
+		if (f->size == 4)
+			return (int)v;
+		if (f->size == 2)
+			return (short)v;
+	}
+	return (long long)v;
+}
+
+/* ipi_send_cpumask's __data_loc cpumask: the first unsigned long of the bitmask. */
+static long long mask(struct tep_event *ev, struct tep_record *rec)
+{
+	struct tep_format_field *f = tep_find_field(ev, "cpumask");
+	unsigned long long loc = 0, m = 0;
+	unsigned int off, len;
+
+	if (!f || tep_read_number_field(f, rec->data, &loc) != 0)
+		return 0;
+	off = (unsigned int)(loc & 0xffff);
+	len = (unsigned int)(loc >> 16);
+	if (off + len > (unsigned int)rec->size)
+		return 0;
+	memcpy(&m, (const char *)rec->data + off, len < sizeof(m) ? len : sizeof(m));
+	return (long long)m;
+}
+
+static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+{
+	struct reader *r = data;
+	struct tep_event *ev = tep_find_event_by_record(r->tep, rec);
+	struct vtick_trace_rec out = {.ts = rec->ts, .cpu = cpu, .kind = VTK_OTHER};
+
+	(void)h;
+	if (rec->ts < r->start)
+		return 0;
+	if (!ev) {
+		r->fn(&out, r->data);
+		return 0;
+	}
+	out.kind = kind_of(r, ev);
+	out.pid = tep_data_pid(r->tep, rec);
+	switch (out.kind) {
+	case VTK_SCHED_SWITCH:
+		out.a = num(ev, rec, "prev_pid");
+		out.b = num(ev, rec, "next_pid");
+		out.c = num(ev, rec, "prev_state");
+		break;
+	case VTK_SCHED_WAKING:
+	case VTK_SCHED_WAKEUP:
+		out.a = num(ev, rec, "pid");
+		out.b = num(ev, rec, "target_cpu");
+		break;
+	case VTK_SCHED_MIGRATE_TASK:
+		out.a = num(ev, rec, "pid");
+		out.b = num(ev, rec, "orig_cpu");
+		out.c = num(ev, rec, "dest_cpu");
+		break;
+	case VTK_CPU_IDLE:
+		out.a = num(ev, rec, "state");
+		out.b = num(ev, rec, "cpu_id");
+		break;
+	case VTK_IPI_SEND_CPU:
+		out.a = num(ev, rec, "cpu");
+		out.b = num(ev, rec, "callback") != 0;
+		break;
+	case VTK_IPI_SEND_CPUMASK:
+		out.a = mask(ev, rec);
+		out.b = num(ev, rec, "callback") != 0;
+		break;
+	case VTK_HRTIMER_START:
+		out.a = num(ev, rec, "expires");
+		break;
+	case VTK_WRITE_MSR:
+		out.a = num(ev, rec, "msr");
+		out.b = num(ev, rec, "val");
+		break;
+	default:
+		break;
+	}
+	r->fn(&out, r->data);
+	return 0;
+}
+
+/* The latest of the CPUs' first records; 0 when no CPU has one. A CPU whose ring buffer
+ * overran lost its oldest records: the window starts where every CPU has its own. */
+static int common_start(struct tracecmd_input *h, int cpus, unsigned long long *start)
+{
+	int any = 0;
+
+	*start = 0;
+	for (int c = 0; c < cpus; c++) {
+		struct tep_record *rec = tracecmd_read_cpu_first(h, c);
+
+		if (rec) {
+			if (!any || rec->ts > *start)
+				*start = rec->ts;
+			any = 1;
+			tracecmd_free_record(rec);
+		}
+	}
+	return any;
+}
+
+static int has_records(struct tracecmd_input *h, int cpus)
+{
+	unsigned long long start;
+
+	return common_start(h, cpus, &start);
+}
+
+int vtick_trace_read(const char *path, void (*fn)(const struct vtick_trace_rec *, void *), void *data,
+		     char *buffer, int buffer_len, int *cpus, unsigned long long *start_ts)
+{
+	static struct reader r; /* one reader at a time: vtick is single-threaded here */
+	struct tracecmd_input *top, *use = NULL;
+	int n;
+
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!top)
+		return VTR_NOT_TRACE_DAT;
+	if (buffer && buffer_len > 0)
+		buffer[0] = '\0';
+	n = tep_get_cpus(tracecmd_get_tep(top));
+	if (has_records(top, n)) {
+		use = top;
+	} else {
+		for (int i = 0; i < tracecmd_buffer_instances(top) && !use; i++) {
+			struct tracecmd_input *in = tracecmd_buffer_instance_handle(top, i);
+
+			if (!in)
+				continue;
+			if (has_records(in, tep_get_cpus(tracecmd_get_tep(in)))) {
+				use = in;
+				if (buffer && buffer_len > 0)
+					snprintf(buffer, (size_t)buffer_len, "%s", tracecmd_buffer_instance_name(top, i));
+			} else {
+				tracecmd_close(in);
+			}
+		}
+	}
+	if (!use) {
+		tracecmd_close(top);
+		return VTR_NO_DATA;
+	}
+	*cpus = tep_get_cpus(tracecmd_get_tep(use));
+	memset(&r, 0, sizeof(r));
+	memset(r.kind_of, -1, sizeof(r.kind_of));
+	r.fn = fn;
+	r.data = data;
+	r.tep = tracecmd_get_tep(use);
+	common_start(use, *cpus, &r.start);
+	*start_ts = r.start;
+	n = tracecmd_iterate_events(use, NULL, 0, on_record, &r);
+	if (use != top)
+		tracecmd_close(use);
+	tracecmd_close(top);
+	return n < 0 ? VTR_READ_ERROR : VTR_OK;
+}
