@@ -7,12 +7,15 @@
 # also runs once untraced before its traced run (NAME.rR.out: its throughput without the
 # tracing's cost). Needs root. Never in CI: it measures the machine itself.
 # usage: scripts/record-guest-trace.sh [--out DIR] [--repeat R] [--time S] [--only LIST]
-#                                      [--buffer-kb KB] [--no-untraced]
-#   runs: sb-n2-l1 sb-n2-l8 sb-n4-l8 (sysbench threads), pipe-pinned pipe-free (perf bench
-#         sched pipe -l 200000), hackbench (-p -g 4 -l 2000), idle (sleep S)
+#                                      [--buffer-kb KB] [--no-untraced] [--pipe-loops N]
+#                                      [--no-kallsyms]
+#   --no-kallsyms: leave /proc/kallsyms out of the file (about 1 MB less; %pS fields print
+#   as addresses), by an empty file bound over it in a mount namespace of trace-cmd's own
+#   runs: sb-n2-l1 sb-n2-l8 sb-n4-l8 (sysbench threads, --time S), pipe-pinned pipe-free
+#         (perf bench sched pipe -l N, default 200000), hackbench (-p -g 4 -l 2000), idle (sleep S)
 set -Eeuo pipefail
 die() { echo "record-guest-trace.sh: $*" >&2; exit 2; }
-OUT=/tmp/vtick-record-$(date -u +%Y%m%dT%H%M%SZ); REPEAT=2; T=10; ONLY=""; BUF_KB=131072; UNTRACED=1
+OUT=/tmp/vtick-record-$(date -u +%Y%m%dT%H%M%SZ); REPEAT=2; T=10; ONLY=""; BUF_KB=131072; UNTRACED=1; LOOPS=200000; KALLSYMS=1
 while [ $# -gt 0 ]; do
   case $1 in
     --out) [ $# -ge 2 ] || die "--out needs a directory"; OUT=$2; shift 2 ;;
@@ -21,19 +24,21 @@ while [ $# -gt 0 ]; do
     --only) [ $# -ge 2 ] || die "--only needs a comma-separated list of runs"; ONLY=$2; shift 2 ;;
     --buffer-kb) [ $# -ge 2 ] || die "--buffer-kb needs a size"; BUF_KB=$2; shift 2 ;;
     --no-untraced) UNTRACED=0; shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
-    *) die "unknown option '$1' (allowed: --out --repeat --time --only --buffer-kb --no-untraced)" ;;
+    --no-kallsyms) KALLSYMS=0; shift ;;
+    --pipe-loops) [ $# -ge 2 ] || die "--pipe-loops needs a count"; LOOPS=$2; shift 2 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    *) die "unknown option '$1' (allowed: --out --repeat --time --only --buffer-kb --no-untraced --pipe-loops --no-kallsyms)" ;;
   esac
 done
-for pair in REPEAT:--repeat T:--time BUF_KB:--buffer-kb; do
+for pair in REPEAT:--repeat T:--time BUF_KB:--buffer-kb LOOPS:--pipe-loops; do
   v=${pair%%:*}; [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "${pair#*:} must be a positive whole number, got '${!v}'"
 done
 declare -A CMD=(
   [sb-n2-l1]="sysbench threads --threads=2 --thread-locks=1 --time=@T@ run"
   [sb-n2-l8]="sysbench threads --threads=2 --thread-locks=8 --time=@T@ run"
   [sb-n4-l8]="sysbench threads --threads=4 --thread-locks=8 --time=@T@ run"
-  [pipe-pinned]="taskset -c 0 perf bench sched pipe -l 200000"
-  [pipe-free]="perf bench sched pipe -l 200000"
+  [pipe-pinned]="taskset -c 0 perf bench sched pipe -l @L@"
+  [pipe-free]="perf bench sched pipe -l @L@"
   [hackbench]="hackbench -p -g 4 -l 2000"
   [idle]="sleep @T@"
 )
@@ -98,14 +103,14 @@ hz() {
   echo "vcpus: $(nproc)"
   echo "trace_clock: mono"
   echo "sysbench: $(sysbench --version)"
-  echo "trace-cmd: $(trace-cmd -h 2>&1 | sed -n '0,/^ *trace-cmd version/s/^ *trace-cmd version \([^ ]*\).*/\1/p')"
+  echo "trace-cmd: $( (trace-cmd -h 2>&1 || true) | sed -n '0,/^ *trace-cmd version/s/^ *trace-cmd version \([^ ]*\).*/\1/p')"
   for v in /sys/devices/system/cpu/vulnerabilities/*; do echo "vulnerability.${v##*/}: $(cat "$v")"; done
   echo "speed_ref_pipe_pinned_us_per_op_start: $(pipe_us)"
 } > "$OUT/env.txt"
 
 for n in "${NAMES[@]}"; do
   for r in $(seq 1 "$REPEAT"); do
-    cmd=${CMD[$n]//@T@/$T}
+    cmd=${CMD[$n]//@T@/$T}; cmd=${cmd//@L@/$LOOPS}
     if [ "$UNTRACED" = 1 ]; then
       echo "[$n r$r] untraced: $cmd" >&2
       $cmd > "$OUT/$n.r$r.out" 2>&1
@@ -126,8 +131,16 @@ for n in "${NAMES[@]}"; do
     if grep -q 'overrun: [1-9]' "$OUT/$n.r$r.stats"; then
       echo "record-guest-trace.sh: $n r$r: the ring buffer overran (events lost; raise --buffer-kb)" >&2
     fi
-    trace-cmd extract -B "$INST_NAME" -o "$OUT/$n.r$r.dat" > "$OUT/$n.r$r.extract.log" 2>&1 \
-      || die "trace-cmd extract failed for $n r$r (see $OUT/$n.r$r.extract.log)"
+    if [ "$KALLSYMS" = 1 ]; then
+      trace-cmd extract -B "$INST_NAME" -o "$OUT/$n.r$r.dat" > "$OUT/$n.r$r.extract.log" 2>&1 \
+        || die "trace-cmd extract failed for $n r$r (see $OUT/$n.r$r.extract.log)"
+    else
+      : > "$OUT/.empty-kallsyms"
+      unshare -m sh -c 'mount --bind "$1" /proc/kallsyms && trace-cmd extract -B "$2" -o "$3"' sh \
+        "$OUT/.empty-kallsyms" "$INST_NAME" "$OUT/$n.r$r.dat" > "$OUT/$n.r$r.extract.log" 2>&1 \
+        || die "trace-cmd extract (without kallsyms) failed for $n r$r (see $OUT/$n.r$r.extract.log)"
+      rm -f "$OUT/.empty-kallsyms"
+    fi
     cleanup
     echo "$cmd" > "$OUT/$n.r$r.cmd"
   done

@@ -51,7 +51,9 @@ struct Pairing {
   }
 
   void on(const vtick_trace_rec& r) {
-    ++s.records;
+    // the first record delivered opens the window: the reader starts at the latest of
+    // the CPUs' first records, and that CPU's first record is there
+    if (++s.records == 1) s.t0 = r.ts;
     s.t1 = r.ts;
     Cpu& c = cpu[r.cpu];
     switch (r.kind) {
@@ -60,7 +62,7 @@ struct Pairing {
         count("context_switches");
         s.cpus_seen.insert(r.cpu);
         int prev = static_cast<int>(r.a), next = static_cast<int>(r.b);
-        if (c.curr < 0 && prev == 0) c.idle_since = s.t0;  // idle since the window began (t0 set before any record)
+        if (c.curr < 0 && prev == 0) c.idle_since = s.t0;  // idle since the window began
         if (prev == 0) s.idle_ns[r.cpu] += r.ts - c.idle_since;
         else s.idle_ns[r.cpu] += 0;
         if (prev > 0) running_on.erase(prev);
@@ -263,7 +265,9 @@ TraceSummary summarize_trace(const std::string& path) {
   char buffer[256];
   unsigned long long start = 0;
   int rc = vtick_trace_read(path.c_str(), on_record, &p, buffer, sizeof buffer, &s.cpus, &start);
-  s.t0 = start;
+  if (s.records && s.t0 != start)
+    throw InputError(path + ": records out of time order (the first at " + std::to_string(s.t0) + " ns, the window from " +
+                     std::to_string(start) + " ns)");
   if (rc == VTR_NOT_TRACE_DAT)
     throw InputError(path + ": truncated or damaged trace.dat (libtracecmd cannot read its headers or CPU data)");
   if (rc == VTR_NO_DATA) throw InputError(path + ": no records (in the top-level buffer or any instance)");

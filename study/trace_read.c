@@ -175,52 +175,76 @@ static int has_records(struct tracecmd_input *h, int cpus)
 	return common_start(h, cpus, &start);
 }
 
+/* Opens `path` and picks the buffer to read: the top level when it has records, else
+ * the first instance that has. 0, or a vtick_trace_status. `index` gets the instance's
+ * index (-1: the top level). Reading a CPU's first record moves its cursor past it: the
+ * caller reopens the file to iterate from the start (tracecmd_iterate_events() peeks
+ * from each CPU's cursor). */
+static int open_buffer(const char *path, struct tracecmd_input **top, struct tracecmd_input **use, int *index)
+{
+	*use = NULL;
+	*index = -1;
+	*top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!*top)
+		return VTR_NOT_TRACE_DAT;
+	if (has_records(*top, tep_get_cpus(tracecmd_get_tep(*top)))) {
+		*use = *top;
+		return VTR_OK;
+	}
+	for (int i = 0; i < tracecmd_buffer_instances(*top); i++) {
+		struct tracecmd_input *in = tracecmd_buffer_instance_handle(*top, i);
+
+		if (!in)
+			continue;
+		if (has_records(in, tep_get_cpus(tracecmd_get_tep(in)))) {
+			*use = in;
+			*index = i;
+			return VTR_OK;
+		}
+		tracecmd_close(in);
+	}
+	tracecmd_close(*top);
+	return VTR_NO_DATA;
+}
+
+static void close_buffer(struct tracecmd_input *top, struct tracecmd_input *use)
+{
+	if (use && use != top)
+		tracecmd_close(use);
+	tracecmd_close(top);
+}
+
 int vtick_trace_read(const char *path, void (*fn)(const struct vtick_trace_rec *, void *), void *data,
 		     char *buffer, int buffer_len, int *cpus, unsigned long long *start_ts)
 {
 	static struct reader r; /* one reader at a time: vtick is single-threaded here */
-	struct tracecmd_input *top, *use = NULL;
-	int n;
+	struct tracecmd_input *top, *use;
+	int index, rc;
 
 	tracecmd_set_loglevel(TEP_LOG_NONE);
-	top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
-	if (!top)
-		return VTR_NOT_TRACE_DAT;
-	if (buffer && buffer_len > 0)
-		buffer[0] = '\0';
-	n = tep_get_cpus(tracecmd_get_tep(top));
-	if (has_records(top, n)) {
-		use = top;
-	} else {
-		for (int i = 0; i < tracecmd_buffer_instances(top) && !use; i++) {
-			struct tracecmd_input *in = tracecmd_buffer_instance_handle(top, i);
-
-			if (!in)
-				continue;
-			if (has_records(in, tep_get_cpus(tracecmd_get_tep(in)))) {
-				use = in;
-				if (buffer && buffer_len > 0)
-					snprintf(buffer, (size_t)buffer_len, "%s", tracecmd_buffer_instance_name(top, i));
-			} else {
-				tracecmd_close(in);
-			}
-		}
-	}
-	if (!use) {
-		tracecmd_close(top);
-		return VTR_NO_DATA;
-	}
+	rc = open_buffer(path, &top, &use, &index);
+	if (rc != VTR_OK)
+		return rc;
 	*cpus = tep_get_cpus(tracecmd_get_tep(use));
+	common_start(use, *cpus, start_ts);
+	close_buffer(top, use);
+	/* again, to the same buffer without reading from it: the cursors at the start */
+	top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	use = !top ? NULL : index < 0 ? top : tracecmd_buffer_instance_handle(top, index);
+	if (!use) {
+		if (top)
+			tracecmd_close(top);
+		return VTR_NOT_TRACE_DAT;
+	}
+	if (buffer && buffer_len > 0)
+		snprintf(buffer, (size_t)buffer_len, "%s", index < 0 ? "" : tracecmd_buffer_instance_name(top, index));
 	memset(&r, 0, sizeof(r));
 	memset(r.kind_of, -1, sizeof(r.kind_of));
 	r.fn = fn;
 	r.data = data;
 	r.tep = tracecmd_get_tep(use);
-	common_start(use, *cpus, &r.start);
-	*start_ts = r.start;
-	n = tracecmd_iterate_events(use, NULL, 0, on_record, &r);
-	if (use != top)
-		tracecmd_close(use);
-	tracecmd_close(top);
-	return n < 0 ? VTR_READ_ERROR : VTR_OK;
+	r.start = *start_ts;
+	rc = tracecmd_iterate_events(use, NULL, 0, on_record, &r);
+	close_buffer(top, use);
+	return rc < 0 ? VTR_READ_ERROR : VTR_OK;
 }
