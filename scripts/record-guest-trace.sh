@@ -8,14 +8,16 @@
 # tracing's cost). Needs root. Never in CI: it measures the machine itself.
 # usage: scripts/record-guest-trace.sh [--out DIR] [--repeat R] [--time S] [--only LIST]
 #                                      [--buffer-kb KB] [--no-untraced] [--pipe-loops N]
-#                                      [--no-kallsyms]
+#                                      [--no-kallsyms] [--trace-time S]
+#   --trace-time S: the traced runs of time-bound workloads last S seconds (default: --time);
+#   the untraced run (throughput) keeps --time
 #   --no-kallsyms: leave /proc/kallsyms out of the file (about 1 MB less; %pS fields print
 #   as addresses), by an empty file bound over it in a mount namespace of trace-cmd's own
 #   runs: sb-n2-l1 sb-n2-l8 sb-n4-l8 (sysbench threads, --time S), pipe-pinned pipe-free
 #         (perf bench sched pipe -l N, default 200000), hackbench (-p -g 4 -l 2000), idle (sleep S)
 set -Eeuo pipefail
 die() { echo "record-guest-trace.sh: $*" >&2; exit 2; }
-OUT=/tmp/vtick-record-$(date -u +%Y%m%dT%H%M%SZ); REPEAT=2; T=10; ONLY=""; BUF_KB=131072; UNTRACED=1; LOOPS=200000; KALLSYMS=1
+OUT=/tmp/vtick-record-$(date -u +%Y%m%dT%H%M%SZ); REPEAT=2; T=10; ONLY=""; BUF_KB=131072; UNTRACED=1; LOOPS=200000; KALLSYMS=1; TT=
 while [ $# -gt 0 ]; do
   case $1 in
     --out) [ $# -ge 2 ] || die "--out needs a directory"; OUT=$2; shift 2 ;;
@@ -25,12 +27,14 @@ while [ $# -gt 0 ]; do
     --buffer-kb) [ $# -ge 2 ] || die "--buffer-kb needs a size"; BUF_KB=$2; shift 2 ;;
     --no-untraced) UNTRACED=0; shift ;;
     --no-kallsyms) KALLSYMS=0; shift ;;
+    --trace-time) [ $# -ge 2 ] || die "--trace-time needs seconds"; TT=$2; shift 2 ;;
     --pipe-loops) [ $# -ge 2 ] || die "--pipe-loops needs a count"; LOOPS=$2; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
-    *) die "unknown option '$1' (allowed: --out --repeat --time --only --buffer-kb --no-untraced --pipe-loops --no-kallsyms)" ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
+    *) die "unknown option '$1' (allowed: --out --repeat --time --only --buffer-kb --no-untraced --pipe-loops --no-kallsyms --trace-time)" ;;
   esac
 done
-for pair in REPEAT:--repeat T:--time BUF_KB:--buffer-kb LOOPS:--pipe-loops; do
+TT=${TT:-$T}
+for pair in REPEAT:--repeat T:--time BUF_KB:--buffer-kb LOOPS:--pipe-loops TT:--trace-time; do
   v=${pair%%:*}; [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "${pair#*:} must be a positive whole number, got '${!v}'"
 done
 declare -A CMD=(
@@ -115,7 +119,8 @@ for n in "${NAMES[@]}"; do
       echo "[$n r$r] untraced: $cmd" >&2
       $cmd > "$OUT/$n.r$r.out" 2>&1
     fi
-    echo "[$n r$r] traced: $cmd" >&2
+    tcmd=${CMD[$n]//@T@/$TT}; tcmd=${tcmd//@L@/$LOOPS}
+    echo "[$n r$r] traced: $tcmd" >&2
     [ -d "$INST" ] && rmdir "$INST"
     mkdir "$INST"
     echo mono > "$INST/trace_clock"  # one clock for every CPU: IPI send -> entry crosses CPUs
@@ -125,7 +130,7 @@ for n in "${NAMES[@]}"; do
       else echo "record-guest-trace.sh: this kernel has no $e tracepoint (left out)" >&2; fi
     done
     echo 1 > "$INST/tracing_on"
-    $cmd > "$OUT/$n.r$r.traced.out" 2>&1
+    $tcmd > "$OUT/$n.r$r.traced.out" 2>&1
     echo 0 > "$INST/tracing_on"
     grep -H . "$INST"/per_cpu/cpu*/stats > "$OUT/$n.r$r.stats" || true
     if grep -q 'overrun: [1-9]' "$OUT/$n.r$r.stats"; then
@@ -143,6 +148,7 @@ for n in "${NAMES[@]}"; do
     fi
     cleanup
     echo "$cmd" > "$OUT/$n.r$r.cmd"
+    echo "$tcmd" > "$OUT/$n.r$r.traced.cmd"
   done
 done
 echo "speed_ref_pipe_pinned_us_per_op_end: $(pipe_us)" >> "$OUT/env.txt"

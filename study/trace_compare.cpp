@@ -71,8 +71,20 @@ std::vector<CompareRow> compare_traces(const TraceSummary& real, const TraceSumm
 
 std::vector<Band> load_bands(const std::string& path) {
   toml::table t = parse_toml_file(path);
-  for (const auto& [k, v] : t)
-    if (k.str() != "band") throw InputError(toml_at(path, v) + ": unknown key '" + std::string(k.str()) + "' (allowed: [[band]] tables)");
+  for (const auto& [k, v] : t) {
+    if (k.str() == "band") continue;
+    if (k.str() != "throughput")
+      throw InputError(toml_at(path, v) + ": unknown key '" + std::string(k.str()) + "' (allowed: [[band]] tables, [throughput])");
+    const toml::table* th = v.as_table();
+    if (!th) throw InputError(toml_at(path, v) + ": 'throughput' must be a table with 'within'");
+    for (const auto& [tk, tv] : *th) {
+      std::optional<double> x = tv.value<double>();
+      if (tk.str() != "within")
+        throw InputError(toml_at(path, tv) + ": unknown key '" + std::string(tk.str()) + "' in [throughput] (allowed: within)");
+      if (!x || !std::isfinite(*x) || *x < 1)
+        throw InputError(toml_at(path, tv) + ": 'within' must be a number >= 1 (the allowed factor either way)");
+    }
+  }
   const toml::array* arr = t["band"].as_array();
   if (!arr) throw InputError(path + ": no [[band]] tables (each: interval, statistic, within or ratio)");
   std::set<std::string> names(trace_interval_names().begin(), trace_interval_names().end());
@@ -147,6 +159,8 @@ std::vector<BandMiss> check_bands(const std::vector<CompareRow>& rows, const std
       continue;
     }
     double q = row->ratio();
+    // neither side has any (a count of 0, or no samples for a quantile): consistent
+    if ((row->real == 0 && row->sim == 0) || (std::isnan(row->real) && std::isnan(row->sim))) continue;
     if (std::isnan(q)) {
       misses.push_back({b, "no ratio (real " + num(row->real) + ", sim " + num(row->sim) + ")"});
     } else if (q < b.lo || q > b.hi) {

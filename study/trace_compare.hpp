@@ -25,7 +25,9 @@ struct CompareRow {
 std::vector<CompareRow> compare_traces(const TraceSummary& real, const TraceSummary& sim);
 
 // A bands file: [[band]] tables with `interval` (a row name), `statistic` and either
-// `within = X` (sim/real in [1/X, X]) or `ratio = [LO, HI]`.
+// `within = X` (sim/real in [1/X, X]) or `ratio = [LO, HI]`; optionally a [throughput]
+// table with `within`, which trace-compare checks and leaves to the baseline script (a
+// trace.dat carries no throughput).
 struct Band {
   std::string interval, statistic;
   double lo = 0, hi = 0;
@@ -34,7 +36,8 @@ struct Band {
 // InputError naming the file, line and key on anything else.
 std::vector<Band> load_bands(const std::string& path);
 
-// A band a row misses: why, as one line.
+// A band a row misses: why, as one line. A row that is 0, or has no samples, on both
+// sides meets its band.
 struct BandMiss {
   Band band;
   std::string why;

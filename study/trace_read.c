@@ -91,6 +91,31 @@ static long long mask(struct tep_event *ev, struct tep_record *rec)
 	return (long long)m;
 }
 
+/* The fields a kind carries in a, b, c (enum vtick_tp_kind says which). */
+static const char *const field_names[VTK_KIND_COUNT][3] = {
+	[VTK_SCHED_SWITCH] = {"prev_pid", "next_pid", "prev_state"},
+	[VTK_SCHED_WAKING] = {"pid", "target_cpu", NULL},
+	[VTK_SCHED_WAKEUP] = {"pid", "target_cpu", NULL},
+	[VTK_SCHED_MIGRATE_TASK] = {"pid", "orig_cpu", "dest_cpu"},
+	[VTK_CPU_IDLE] = {"state", "cpu_id", NULL},
+	[VTK_IPI_SEND_CPU] = {"cpu", "callback", NULL},
+	[VTK_IPI_SEND_CPUMASK] = {"cpumask", "callback", NULL},
+	[VTK_HRTIMER_START] = {"expires", NULL, NULL},
+	[VTK_WRITE_MSR] = {"msr", "val", NULL},
+};
+
+/* A field's value: "callback" as 0 or 1, "cpumask" as its first 64 CPUs; 0 for none. */
+static long long field(struct tep_event *ev, struct tep_record *rec, const char *name)
+{
+	if (!name)
+		return 0;
+	if (strcmp(name, "cpumask") == 0)
+		return mask(ev, rec);
+	if (strcmp(name, "callback") == 0)
+		return num(ev, rec, name) != 0;
+	return num(ev, rec, name);
+}
+
 static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
 {
 	struct reader *r = data;
@@ -106,44 +131,9 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 	}
 	out.kind = kind_of(r, ev);
 	out.pid = tep_data_pid(r->tep, rec);
-	switch (out.kind) {
-	case VTK_SCHED_SWITCH:
-		out.a = num(ev, rec, "prev_pid");
-		out.b = num(ev, rec, "next_pid");
-		out.c = num(ev, rec, "prev_state");
-		break;
-	case VTK_SCHED_WAKING:
-	case VTK_SCHED_WAKEUP:
-		out.a = num(ev, rec, "pid");
-		out.b = num(ev, rec, "target_cpu");
-		break;
-	case VTK_SCHED_MIGRATE_TASK:
-		out.a = num(ev, rec, "pid");
-		out.b = num(ev, rec, "orig_cpu");
-		out.c = num(ev, rec, "dest_cpu");
-		break;
-	case VTK_CPU_IDLE:
-		out.a = num(ev, rec, "state");
-		out.b = num(ev, rec, "cpu_id");
-		break;
-	case VTK_IPI_SEND_CPU:
-		out.a = num(ev, rec, "cpu");
-		out.b = num(ev, rec, "callback") != 0;
-		break;
-	case VTK_IPI_SEND_CPUMASK:
-		out.a = mask(ev, rec);
-		out.b = num(ev, rec, "callback") != 0;
-		break;
-	case VTK_HRTIMER_START:
-		out.a = num(ev, rec, "expires");
-		break;
-	case VTK_WRITE_MSR:
-		out.a = num(ev, rec, "msr");
-		out.b = num(ev, rec, "val");
-		break;
-	default:
-		break;
-	}
+	out.a = field(ev, rec, field_names[out.kind][0]);
+	out.b = field(ev, rec, field_names[out.kind][1]);
+	out.c = field(ev, rec, field_names[out.kind][2]);
 	r->fn(&out, r->data);
 	return 0;
 }

@@ -17,6 +17,7 @@ check "--only: unknown run 'nope'" --only idle,nope
 check "--repeat must be a positive whole number, got '0'" --repeat 0
 check "--buffer-kb must be a positive whole number, got 'x'" --buffer-kb x
 check "--out needs a directory" --out
+check "--trace-time must be a positive whole number, got '0.5'" --trace-time 0.5
 check "--pipe-loops must be a positive whole number, got '1e5'" --pipe-loops 1e5
 for d in /sys/kernel/tracing/instances/vtick-record-*; do
   [ -e "$d" ] && fail "an ftrace instance was left: $d"
