@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""The trace-compare baseline table (issue 42, item 4), from scripts/trace-baseline.sh's
+outputs: every row of every workload, real repeats beside vtick, with the bands of the
+bands file; OUT/baseline.md and OUT/baseline.json. --splice FILE rewrites the block
+between the '<!-- trace-baseline: begin -->' and '<!-- trace-baseline: end -->' lines.
+--to DIR writes baseline.md and baseline.json there instead of into --out.
+usage: trace-baseline-table.py --recording DIR --out DIR --bands FILE [--to DIR] [--splice FILE] NAME..."""
+import argparse
+import glob
+import json
+import math
+import os
+import re
+import sys
+import tomllib
+
+BEGIN, END = '<!-- trace-baseline: begin -->', '<!-- trace-baseline: end -->'
+
+
+def die(msg):
+    print('trace-baseline-table.py: ' + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def real_throughput(name, out_text):
+    """Untraced throughput of a recording, and its unit."""
+    if name.startswith('sb-'):
+        ev = re.search(r'total number of events:\s+(\d+)', out_text)
+        t = re.search(r'total time:\s+([\d.]+)s', out_text)
+        return (int(ev[1]) / float(t[1]) if ev and t else None), 'events/s'
+    if name.startswith('pipe-'):
+        m = re.search(r'(\d+) ops/sec', out_text)
+        return (float(m[1]) if m else None), 'round trips/s'
+    if name == 'hackbench':  # -g 4 -l 2000, 20 senders x 20 receivers a group
+        m = re.search(r'Time: ([\d.]+)', out_text)
+        return (4 * 20 * 20 * 2000 / float(m[1]) if m else None), 'messages/s'
+    return None, ''
+
+
+def sim_throughput(name, sim):
+    s = sim['summary']
+    v = s.get('ops_per_s')
+    if v is None:
+        return None
+    if name.startswith('pipe-'):  # the script workload counts a pass of each task: two a round trip
+        return v / 2
+    return v
+
+
+def fmt(v):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return '-'
+    a = abs(v)
+    return '%.0f' % v if a >= 1000 else '%.1f' % v if a >= 10 else '%.2f' % v if a >= 1 else '%.3f' % v
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--recording', required=True)
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--bands', required=True)
+    ap.add_argument('--splice')
+    ap.add_argument('--to')
+    ap.add_argument('names', nargs='+')
+    a = ap.parse_args()
+    try:
+        bands_doc = tomllib.load(open(a.bands, 'rb'))
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        die('%s: %s' % (a.bands, e))
+    bands = {(b['interval'], b['statistic']): b.get('within') for b in bands_doc.get('band', [])}
+    tp_within = bands_doc.get('throughput', {}).get('within')
+    env = dict(l.split(': ', 1) for l in open(os.path.join(a.recording, 'env.txt')).read().splitlines() if ': ' in l)
+    doc = {'environment': env, 'workloads': {}}
+    md = []
+    md.append('Recorded %s on a %s-vCPU KVM guest (%s, kernel %s, HZ=%s, cpuidle driver %s, clocksource %s; '
+              'pinned pipe %s then %s µs/op at start and end) with `scripts/record-guest-trace.sh`; vtick on the '
+              'scenario `vtick calibrate` wrote from a `vtick-probe` profile of the same machine that hour, '
+              '`scripts/trace-baseline.sh` (1.2 s simulated, traced from 200 ms). Ratios: vtick / mean of the real runs. '
+              'Bands: `%s` (✗: outside).' % (
+                  env.get('date', '?'), env.get('vcpus', '?'), env.get('cpu_model', '?'), env.get('kernel', '?'),
+                  env.get('hz', '?'), env.get('cpuidle_driver', '?'), env.get('clocksource', '?'),
+                  env.get('speed_ref_pipe_pinned_us_per_op_start', '?'), env.get('speed_ref_pipe_pinned_us_per_op_end', '?'),
+                  os.path.relpath(a.bands, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))))
+    misses = []  # (severity, workload, row, statistic, ratio, within)
+    summary_rows = []
+    for name in a.names:
+        cmps = sorted(glob.glob(os.path.join(a.out, 'cmp', name + '.r*.json')))
+        if not cmps:
+            die('no trace-compare output for %s in %s/cmp' % (name, a.out))
+        reps = [json.load(open(c)) for c in cmps]
+        sim = json.load(open(os.path.join(a.out, 'sim', name + '.json')))
+        cmd = open(os.path.join(a.recording, name + '.r1.cmd')).read().strip()
+        tcmd_path = os.path.join(a.recording, name + '.r1.traced.cmd')
+        tcmd = open(tcmd_path).read().strip() if os.path.exists(tcmd_path) else cmd
+        rows = {}
+        for rep in reps:
+            for r in rep['rows']:
+                rows.setdefault((r['row'], r['statistic']), {'real': [], 'sim': r['sim']})['real'].append(r['real'])
+        tps = []
+        for c in cmps:
+            out = os.path.join(a.recording, os.path.basename(c)[:-5] + '.out')
+            tps.append(real_throughput(name, open(out).read())[0] if os.path.exists(out) else None)
+        unit = real_throughput(name, '')[1]
+        stp = sim_throughput(name, sim)
+        wl = {'command': cmd, 'traced_command': tcmd, 'rows': [], 'throughput': {'real': tps, 'sim': stp, 'unit': unit}}
+        md.append('')
+        md.append('#### %s: `%s`' % (name, cmd))
+        md.append('')
+        md.append('Traced: `%s`. vtick: `scenarios/%s.toml` here (its throughput in %s).' % (tcmd, name, sim['summary'].get('ops_name', 'ops')))
+        md.append('')
+        md.append('| row | statistic | ' + ' | '.join('real r%d' % (i + 1) for i in range(len(reps))) + ' | vtick | vtick/real | band |')
+        md.append('|---|---|' + '---:|' * len(reps) + '---:|---:|---|')
+        worst = []
+        for (row, stat), v in rows.items():
+            reals = [x for x in v['real'] if x is not None]
+            mean = sum(reals) / len(reals) if reals else None
+            ratio = v['sim'] / mean if mean and v['sim'] is not None else None
+            w = bands.get((row, stat))
+            verdict = ''
+            if w:
+                both0 = (mean == 0 and v['sim'] == 0) or (mean is None and v['sim'] is None)
+                ok = both0 or (ratio is not None and 1 / w <= ratio <= w)
+                verdict = ('%.2gx' % w) + ('' if ok else ' ✗')
+                if not ok:
+                    sev = math.inf if ratio in (None, 0) else abs(math.log(ratio)) / math.log(w)
+                    misses.append((sev, name, row, stat, ratio, w))
+                    worst.append('%s %s %s' % (row, stat, fmt(ratio) if ratio is not None else 'none in vtick'))
+            unit_s = {'rate': '/s', 'share': '', 'p10': ' µs', 'p50': ' µs', 'p90': ' µs'}[stat]
+            md.append('| %s | %s%s | %s | %s | %s | %s |' % (row, stat, unit_s, ' | '.join(fmt(x) for x in v['real']),
+                                                         fmt(v['sim']), fmt(ratio), verdict))
+            wl['rows'].append({'row': row, 'statistic': stat, 'real': v['real'], 'sim': v['sim'], 'ratio': ratio,
+                               'within': w})
+        treal = [x for x in tps if x]
+        tmean = sum(treal) / len(treal) if treal else None
+        tratio = stp / tmean if tmean and stp else None
+        tverdict = ''
+        if tp_within and tmean:
+            ok = tratio is not None and 1 / tp_within <= tratio <= tp_within
+            tverdict = ('%.2gx' % tp_within) + ('' if ok else ' ✗')
+            if not ok:
+                sev = math.inf if not tratio else abs(math.log(tratio)) / math.log(tp_within)
+                misses.append((sev, name, 'throughput', unit, tratio, tp_within))
+                worst.append('throughput %s' % fmt(tratio))
+        md.append('| throughput (untraced) | %s | %s | %s | %s | %s |' % (unit or '-', ' | '.join(fmt(x) for x in tps),
+                                                                     fmt(stp), fmt(tratio), tverdict))
+        summary_rows.append('| %s | %s |' % (name, ', '.join(worst) if worst else 'all met'))
+        doc['workloads'][name] = wl
+    # the rows furthest out of band, each row once (its worst workload)
+    misses.sort(key=lambda m: -m[0])
+    seen, top = set(), []
+    for m in misses:
+        if (m[2], m[3]) not in seen:
+            seen.add((m[2], m[3]))
+            top.append(m)
+    doc['furthest_out_of_band'] = [{'workload': m[1], 'row': m[2], 'statistic': m[3], 'ratio': m[4], 'within': m[5]}
+                                   for m in top[:3]]
+    head = ['', '| workload | bands missed (vtick/real) |', '|---|---|'] + summary_rows + ['']
+    if top:
+        def how(m):
+            return 'vtick/real %s' % fmt(m[4]) if m[4] else 'none in vtick' if m[4] is None else 'vtick 0'
+        head.append('Furthest out of band (|log ratio| over log band, each row at its worst workload; none or 0 in '
+                    'vtick first): ' +
+                    '; '.join('%s %s (%s: %s, band %.2gx)' % (m[2], m[3], m[1], how(m), m[5]) for m in top[:3]) + '.')
+    text = '\n'.join([md[0]] + head + md[1:]) + '\n'
+    to = a.to or a.out
+    open(os.path.join(to, 'baseline.md'), 'w').write(text)
+    json.dump(doc, open(os.path.join(to, 'baseline.json'), 'w'), indent=1)
+    if a.splice:
+        old = open(a.splice).read()
+        if BEGIN not in old or END not in old:
+            die('%s has no %s ... %s block' % (a.splice, BEGIN, END))
+        pre, rest = old.split(BEGIN, 1)
+        _, post = rest.split(END, 1)
+        gen = '%s\n<!-- generated by scripts/trace-baseline.sh (scripts/trace-baseline-table.py); do not edit -->\n%s%s' % (
+            BEGIN, text, END)
+        open(a.splice, 'w').write(pre + gen + post)
+
+
+main()

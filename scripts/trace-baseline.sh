@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The trace-compare baseline (issue 42, item 4): each workload recorded on the real guest
+# by scripts/record-guest-trace.sh against vtick running the same workload on the scenario
+# `vtick calibrate` wrote from a vtick-probe profile of the same machine, the same hour.
+# Writes OUT/sim/NAME.{json,dat,-vm0.dat}, OUT/cmp/NAME.rR.json (vtick trace-compare) and
+# OUT/baseline.json + OUT/baseline.md (scripts/trace-baseline-table.py).
+# usage: scripts/trace-baseline.sh --recording DIR --scenario FILE [--out DIR]
+#                                  [--bands FILE] [--vtick BIN] [--seed N]
+#   The model's stand-ins: sysbench threads -> workload sysbench_threads (threads, locks);
+#   perf bench sched pipe -> a script workload of two tasks handing a token by futex
+#   wait/wake (pinned: both on vCPU 0); hackbench -p -g 4 -l 2000 -> workload hackbench
+#   (pipe = 1); idle -> workload idle. 1.2 s simulated, traced from 200 ms (the warm-up).
+set -Eeuo pipefail
+trap 'echo "trace-baseline.sh: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
+die() { echo "trace-baseline.sh: $*" >&2; exit 2; }
+HERE=$(cd "$(dirname "$0")" && pwd)
+REC=""; SCEN=""; OUT=""; VTICK=$HERE/../build/cli/vtick; BANDS=$HERE/../validation/trace/bands.toml; SEED=1
+while [ $# -gt 0 ]; do
+  case $1 in
+    --recording) [ $# -ge 2 ] || die "--recording needs a directory"; REC=$2; shift 2 ;;
+    --scenario) [ $# -ge 2 ] || die "--scenario needs a file"; SCEN=$2; shift 2 ;;
+    --out) [ $# -ge 2 ] || die "--out needs a directory"; OUT=$2; shift 2 ;;
+    --bands) [ $# -ge 2 ] || die "--bands needs a file"; BANDS=$2; shift 2 ;;
+    --vtick) [ $# -ge 2 ] || die "--vtick needs a binary"; VTICK=$2; shift 2 ;;
+    --seed) [ $# -ge 2 ] || die "--seed needs a number"; SEED=$2; shift 2 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
+    *) die "unknown option '$1' (allowed: --recording --scenario --out --bands --vtick --seed)" ;;
+  esac
+done
+[ -n "$REC" ] && [ -d "$REC" ] || die "--recording DIR (scripts/record-guest-trace.sh --out) is required and must exist"
+[ -n "$SCEN" ] && [ -f "$SCEN" ] || die "--scenario FILE (vtick calibrate -o) is required and must exist"
+[ -f "$REC/env.txt" ] || die "$REC has no env.txt: not a record-guest-trace.sh directory"
+[ -x "$VTICK" ] || die "no vtick binary at $VTICK (make, or --vtick BIN)"
+[[ $SEED =~ ^[0-9]+$ ]] || die "--seed must be a whole number, got '$SEED'"
+OUT=${OUT:-$REC/baseline}
+mkdir -p "$OUT/sim" "$OUT/cmp" "$OUT/scenarios"
+grep -q '^\[workload' "$SCEN" && die "$SCEN has a [workload] section: give the calibrated scenario as vtick calibrate wrote it"
+
+workload() {  # NAME: the [workload] section that stands for it
+  case $1 in
+    sb-n2-l1) printf '[workload]\nkind = "sysbench_threads"\nthreads = 2\nthread_locks = 1\n' ;;
+    sb-n2-l8) printf '[workload]\nkind = "sysbench_threads"\nthreads = 2\nthread_locks = 8\n' ;;
+    sb-n4-l8) printf '[workload]\nkind = "sysbench_threads"\nthreads = 4\nthread_locks = 8\n' ;;
+    pipe-pinned|pipe-free)
+      local cpus=""; [ "$1" = pipe-pinned ] && cpus='cpus = "0"'
+      printf '[workload]\nkind = "script"\n\n[[workload.task]]\nname = "pipe-a"\n%s\nprogram = ["run 1us", "wake ab", "wait ba"]\n\n' "$cpus"
+      printf '[[workload.task]]\nname = "pipe-b"\n%s\nprogram = ["wait ab", "run 1us", "wake ba"]\n' "$cpus" ;;
+    hackbench) printf '[workload]\nkind = "hackbench"\ngroups = 4\nloops = 2000\npipe = 1\n' ;;
+    idle) printf '[workload]\nkind = "idle"\n' ;;
+    *) return 1 ;;
+  esac
+}
+NAMES=()
+for n in sb-n2-l1 sb-n2-l8 sb-n4-l8 pipe-pinned pipe-free hackbench idle; do
+  [ -f "$REC/$n.r1.dat" ] && NAMES+=("$n")
+done
+[ ${#NAMES[@]} -gt 0 ] || die "$REC has no NAME.r1.dat recordings"
+for n in "${NAMES[@]}"; do
+  s=$OUT/scenarios/$n.toml
+  { cat "$SCEN"; echo; echo "# scripts/trace-baseline.sh: the stand-in for the recording '$n' ($(cat "$REC/$n.r1.cmd"))"; workload "$n"; } > "$s"
+  echo "[$n] vtick run $s" >&2
+  "$VTICK" run "$s" --seed "$SEED" --duration 1200ms --trace-window 200ms:1200ms --quiet \
+    --json "$OUT/sim/$n.json" --trace-dat "$OUT/sim/$n.dat" 2> "$OUT/sim/$n.log" \
+    || die "vtick run failed for $n (see $OUT/sim/$n.log)"
+  for d in "$REC/$n".r*.dat; do
+    r=${d##*/}; r=${r%.dat}
+    "$VTICK" trace-compare "$d" "$OUT/sim/$n-vm0.dat" --json "$OUT/cmp/$r.json" > "$OUT/cmp/$r.txt" \
+      || die "trace-compare failed for $r"
+  done
+done
+python3 "$HERE/trace-baseline-table.py" --recording "$REC" --out "$OUT" --bands "$BANDS" "${NAMES[@]}"
+echo "$OUT/baseline.md" >&2
