@@ -141,7 +141,7 @@ TEST_CASE("trace-compare: bad traces and bad bands files exit 2 naming the file 
   bad_bands("[throughput]\nwith = 1.2\n", ":2:8: unknown key 'with' in [throughput]");
 }
 
-TEST_CASE("trace-compare: two traces with no CPU in common are refused; quantiles interpolate") {
+TEST_CASE("trace-compare: two traces with no CPU in common are refused, and quantiles interpolate") {
   TraceSummary a, b;
   a.path = "a.dat";
   b.path = "b.dat";
