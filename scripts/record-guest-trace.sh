@@ -72,7 +72,7 @@ EVENTS=(sched/sched_switch sched/sched_waking sched/sched_wakeup sched/sched_mig
   irq_vectors/call_function_entry irq_vectors/call_function_exit
   irq_vectors/reschedule_entry irq_vectors/reschedule_exit
   irq_vectors/local_timer_entry irq_vectors/local_timer_exit
-  timer/hrtimer_start timer/hrtimer_expire_entry msr/write_msr)
+  timer/hrtimer_start timer/hrtimer_expire_entry timer/tick_stop msr/write_msr)
 INST_NAME=vtick-record-$$
 INST=$TR/instances/$INST_NAME
 cleanup() {  # every exit: success, failure, Ctrl-C

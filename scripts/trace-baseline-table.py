@@ -71,15 +71,19 @@ def main():
     tp_within = bands_doc.get('throughput', {}).get('within')
     env = dict(l.split(': ', 1) for l in open(os.path.join(a.recording, 'env.txt')).read().splitlines() if ': ' in l)
     doc = {'environment': env, 'workloads': {}}
+    sets_path = os.path.join(a.out, 'sets.txt')  # trace-baseline.sh --set, on top of the calibrated scenario
+    sets = open(sets_path).read().strip() if os.path.exists(sets_path) else ''
+    doc['sets'] = sets
     md = []
     md.append('Recorded %s on a %s-vCPU KVM guest (%s, kernel %s, HZ=%s, cpuidle driver %s, clocksource %s; '
               'pinned pipe %s then %s µs/op at start and end) with `scripts/record-guest-trace.sh`; vtick on the '
               'scenario `vtick calibrate` wrote from a `vtick-probe` profile of the same machine that hour, '
-              '`scripts/trace-baseline.sh` (1.2 s simulated, traced from 200 ms). Ratios: vtick / mean of the real runs. '
+              '`scripts/trace-baseline.sh%s(1.2 s simulated, traced from 200 ms). Ratios: vtick / mean of the real runs. '
               'Bands: `%s` (✗: outside).' % (
                   env.get('date', '?'), env.get('vcpus', '?'), env.get('cpu_model', '?'), env.get('kernel', '?'),
                   env.get('hz', '?'), env.get('cpuidle_driver', '?'), env.get('clocksource', '?'),
                   env.get('speed_ref_pipe_pinned_us_per_op_start', '?'), env.get('speed_ref_pipe_pinned_us_per_op_end', '?'),
+                  ' ' + sets + '` ' if sets else '` ',
                   os.path.relpath(a.bands, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))))
     misses = []  # (severity, workload, row, statistic, ratio, within)
     summary_rows = []

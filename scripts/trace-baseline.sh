@@ -5,7 +5,9 @@
 # Writes OUT/sim/NAME.{json,dat,-vm0.dat}, OUT/cmp/NAME.rR.json (vtick trace-compare) and
 # OUT/baseline.json + OUT/baseline.md (scripts/trace-baseline-table.py).
 # usage: scripts/trace-baseline.sh --recording DIR --scenario FILE [--out DIR]
-#                                  [--bands FILE] [--vtick BIN] [--seed N]
+#                                  [--bands FILE] [--vtick BIN] [--seed N] [--set KEY=VALUE]...
+#   --set: on top of the calibrated scenario for every workload (e.g. the guest kernel's
+#   tick policy where the recording shows it: guest.tick_policy=got_tick)
 #   The model's stand-ins: sysbench threads -> workload sysbench_threads (threads, locks);
 #   perf bench sched pipe -> a script workload of two tasks handing a token by futex
 #   wait/wake (pinned: both on vCPU 0); hackbench -p -g 4 -l 2000 -> workload hackbench
@@ -14,7 +16,7 @@ set -Eeuo pipefail
 trap 'echo "trace-baseline.sh: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 die() { echo "trace-baseline.sh: $*" >&2; exit 2; }
 HERE=$(cd "$(dirname "$0")" && pwd)
-REC=""; SCEN=""; OUT=""; VTICK=$HERE/../build/cli/vtick; BANDS=$HERE/../validation/trace/bands.toml; SEED=1
+REC=""; SCEN=""; OUT=""; VTICK=$HERE/../build/cli/vtick; BANDS=$HERE/../validation/trace/bands.toml; SEED=1; SETS=()
 while [ $# -gt 0 ]; do
   case $1 in
     --recording) [ $# -ge 2 ] || die "--recording needs a directory"; REC=$2; shift 2 ;;
@@ -23,8 +25,9 @@ while [ $# -gt 0 ]; do
     --bands) [ $# -ge 2 ] || die "--bands needs a file"; BANDS=$2; shift 2 ;;
     --vtick) [ $# -ge 2 ] || die "--vtick needs a binary"; VTICK=$2; shift 2 ;;
     --seed) [ $# -ge 2 ] || die "--seed needs a number"; SEED=$2; shift 2 ;;
+    --set) [ $# -ge 2 ] || die "--set needs KEY=VALUE"; SETS+=(--set "$2"); shift 2 ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
-    *) die "unknown option '$1' (allowed: --recording --scenario --out --bands --vtick --seed)" ;;
+    *) die "unknown option '$1' (allowed: --recording --scenario --out --bands --vtick --seed --set)" ;;
   esac
 done
 [ -n "$REC" ] && [ -d "$REC" ] || die "--recording DIR (scripts/record-guest-trace.sh --out) is required and must exist"
@@ -59,7 +62,7 @@ for n in "${NAMES[@]}"; do
   s=$OUT/scenarios/$n.toml
   { cat "$SCEN"; echo; echo "# scripts/trace-baseline.sh: the stand-in for the recording '$n' ($(cat "$REC/$n.r1.cmd"))"; workload "$n"; } > "$s"
   echo "[$n] vtick run $s" >&2
-  "$VTICK" run "$s" --seed "$SEED" --duration 1200ms --trace-window 200ms:1200ms --quiet \
+  "$VTICK" run "$s" "${SETS[@]}" --seed "$SEED" --duration 1200ms --trace-window 200ms:1200ms --quiet \
     --json "$OUT/sim/$n.json" --trace-dat "$OUT/sim/$n.dat" 2> "$OUT/sim/$n.log" \
     || die "vtick run failed for $n (see $OUT/sim/$n.log)"
   for d in "$REC/$n".r*.dat; do
@@ -68,5 +71,6 @@ for n in "${NAMES[@]}"; do
       || die "trace-compare failed for $r"
   done
 done
+printf '%s\n' "${SETS[@]}" | paste -sd' ' > "$OUT/sets.txt"
 python3 "$HERE/trace-baseline-table.py" --recording "$REC" --out "$OUT" --bands "$BANDS" "${NAMES[@]}"
 echo "$OUT/baseline.md" >&2

@@ -184,11 +184,11 @@ std::string compare_table(const TraceSummary& real, const TraceSummary& sim, con
                 sim.buffer.empty() ? "top-level buffer" : "instance ", sim.buffer.c_str(), sim.cpus, sim.seconds(),
                 static_cast<unsigned long long>(sim.records));
   o += line;
-  std::snprintf(line, sizeof line, "%-24s %-9s %12s %12s %9s\n", "row", "statistic", "real", "sim", "sim/real");
+  std::snprintf(line, sizeof line, "%-30s %-9s %12s %12s %9s\n", "row", "statistic", "real", "sim", "sim/real");
   o += line;
   for (const CompareRow& r : rows) {
     std::string stat = r.statistic == "rate" ? "rate/s" : r.statistic == "share" ? "share" : r.statistic + " us";
-    std::snprintf(line, sizeof line, "%-24s %-9s %12s %12s %9s\n", r.name.c_str(), stat.c_str(), num(r.real).c_str(),
+    std::snprintf(line, sizeof line, "%-30s %-9s %12s %12s %9s\n", r.name.c_str(), stat.c_str(), num(r.real).c_str(),
                   num(r.sim).c_str(), num(r.ratio()).c_str());
     o += line;
   }

@@ -24,6 +24,8 @@ struct Pairing {
     std::uint64_t idle_since = 0;   // the idle task's switch-in (when curr == 0)
     std::uint64_t to_idle = 0;      // switch to idle not yet followed by cpu_idle entry (0: none)
     std::uint64_t idle_entry = 0;   // cpu_idle entry not yet exited (0: none)
+    bool in_idle = false;           // the idle task runs (from its switch-in)
+    bool halted = false;            // this idle episode has had a cpu_idle entry
     std::uint64_t ipi_sent[2] = {0, 0};  // earliest unanswered send: CAL, RES
   };
   std::map<int, Cpu> cpu;
@@ -68,6 +70,8 @@ struct Pairing {
         if (prev > 0) running_on.erase(prev);
         c.curr = next;
         c.to_idle = 0;
+        c.in_idle = next == 0;
+        c.halted = false;
         if (next == 0) {
           c.idle_since = r.ts;
           c.to_idle = r.ts;
@@ -98,6 +102,7 @@ struct Pairing {
           c.idle_entry = 0;
         } else {
           count("cpu_idle_entries");
+          c.halted = true;
           if (r.a >= 1) count("halts");  // state 0 is poll_idle (a cpuidle driver's POLL state)
           if (c.to_idle) sample("pre_hlt_window", c.to_idle, r.ts);
           c.to_idle = 0;
@@ -125,6 +130,15 @@ struct Pairing {
         break;
       case VTK_HRTIMER_START:
         count("hrtimer_start");
+        break;
+      case VTK_TICK_STOP:
+        // timer:tick_stop success=1 when the tick becomes stopped (tick_nohz_stop_tick());
+        // before the idle episode's first cpu_idle entry is the no-driver path's stop as
+        // it was before f4c31b07b136 (after it, the first HLT keeps the tick)
+        if (r.a == 1) {
+          count("tick_stops");
+          if (c.in_idle && !c.halted) count("tick_stops.before_first_halt");
+        }
         break;
       case VTK_WRITE_MSR: {
         char name[40];
@@ -239,7 +253,8 @@ const std::vector<std::string>& trace_interval_names() {
 
 const std::vector<std::string>& trace_count_names() {
   static const std::vector<std::string> n = {"halts",      "cpu_idle_entries", "ipi.CAL",   "ipi.RES",      "ipi_sends",
-                                             "wakeups",    "context_switches", "migrations", "local_timer", "hrtimer_start"};
+                                             "wakeups",    "context_switches", "migrations", "local_timer", "hrtimer_start",
+                                             "tick_stops", "tick_stops.before_first_halt"};
   return n;
 }
 

@@ -24,6 +24,7 @@ static const char *const kind_names[VTK_KIND_COUNT][2] = {
 	[VTK_HRTIMER_START] = {"timer", "hrtimer_start"},
 	[VTK_HRTIMER_EXPIRE_ENTRY] = {"timer", "hrtimer_expire_entry"},
 	[VTK_WRITE_MSR] = {"msr", "write_msr"},
+	[VTK_TICK_STOP] = {"timer", "tick_stop"},
 	[VTK_OTHER] = {"", "other"},
 };
 
@@ -102,6 +103,7 @@ static const char *const field_names[VTK_KIND_COUNT][3] = {
 	[VTK_IPI_SEND_CPUMASK] = {"cpumask", "callback", NULL},
 	[VTK_HRTIMER_START] = {"expires", NULL, NULL},
 	[VTK_WRITE_MSR] = {"msr", "val", NULL},
+	[VTK_TICK_STOP] = {"success", "dependency", NULL},
 };
 
 /* A field's value: "callback" as 0 or 1, "cpumask" as its first 64 CPUs; 0 for none. */

@@ -26,6 +26,7 @@ enum vtick_tp_kind {
 	VTK_HRTIMER_START,         /* a: expires */
 	VTK_HRTIMER_EXPIRE_ENTRY,
 	VTK_WRITE_MSR,             /* a: msr, b: val */
+	VTK_TICK_STOP,             /* a: success, b: dependency */
 	VTK_OTHER,
 	VTK_KIND_COUNT
 };

@@ -72,6 +72,9 @@ TEST_CASE("trace-compare: the rows of vtick's own trace count what the model cou
   CHECK(n("ipi.CAL") == m["sched.call_function_ipis"].get<long long>());
   CHECK(n("ipi.RES") == m["sched.resched_ipis"].get<long long>());
   CHECK(n("migrations") == m["sched.migrations"].get<long long>());
+  CHECK(n("tick_stops") == e("tick.stops"));
+  // legacy (before f4c31b07b136): the no-driver path stops the tick before the episode's first HLT
+  CHECK(n("tick_stops.before_first_halt") == n("tick_stops"));
   // the same file on both sides: every defined ratio is 1
   for (const json& x : j["rows"])
     if (!x["ratio"].is_null()) CHECK(x["ratio"].get<double>() == 1.0);
@@ -160,4 +163,17 @@ TEST_CASE("trace-compare: two traces with no CPU in common are refused, and quan
   CHECK(quantile({8, 1, 4, 2}, 0.5) == Approx(3.0));
   CHECK(quantile({8, 1, 4, 2}, 0.9) == Approx(6.8));
   CHECK(std::isnan(quantile({}, 0.5)));
+}
+
+TEST_CASE("trace-compare: under got_tick (f4c31b07b136) no tick stop comes before an idle episode's first halt") {
+  // the row that tells the two kernels apart in a real guest's trace (docs/validation.md)
+  std::string dat = test::temp_path("gt.dat"), out = test::temp_path("gt.json");
+  REQUIRE(test::run_cli(std::string("run ") + VTICK_SOURCE_DIR + "/scenarios/default.toml --duration 50ms --quiet --set guest.tick_policy=got_tick --trace-dat " + dat).status == 0);
+  std::string guest = test::temp_path("gt-vm0.dat");
+  auto res = test::run_cli("trace-compare " + guest + " " + guest + " --json " + out);
+  INFO(res.output);
+  REQUIRE(res.status == 0);
+  json j = json::parse(test::read_file(out));
+  CHECK(row(j, "tick_stops.before_first_halt", "rate", "sim") == 0);
+  CHECK(row(j, "halts", "rate", "sim") > 0);
 }

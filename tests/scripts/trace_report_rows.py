@@ -50,6 +50,7 @@ def main():
         iv.setdefault(name, []).append((b - a) * 1e-3)
 
     curr, idle_since, idle_ns, to_idle, entry, sent = {}, {}, {}, {}, {}, {}
+    halted = {}  # cpu -> this idle episode had a cpu_idle entry
     waking, running = {}, {}
     for ts, cpu, ev, args in recs:
         f = fields(args)
@@ -61,6 +62,7 @@ def main():
             idle_ns.setdefault(cpu, 0)
             running.pop(prev, None)
             curr[cpu] = nxt
+            halted[cpu] = False
             to_idle.pop(cpu, None)
             if nxt == 0:
                 idle_since[cpu] = ts
@@ -84,6 +86,7 @@ def main():
                     sample('cpu_idle_residency', entry.pop(cpu), ts)
             else:
                 count('cpu_idle_entries')
+                halted[cpu] = True
                 if state >= 1:
                     count('halts')
                 if cpu in to_idle:
@@ -106,6 +109,11 @@ def main():
             count('ipi.' + kind)
             if (cpu, kind) in sent:
                 sample('ipi_to_entry.' + kind, sent.pop((cpu, kind)), ts)
+        elif ev == 'tick_stop':
+            if f['success'] == '1':
+                count('tick_stops')
+                if curr.get(cpu) == 0 and not halted.get(cpu):
+                    count('tick_stops.before_first_halt')
         elif ev == 'local_timer_entry':
             count('local_timer')
         elif ev == 'hrtimer_start':
