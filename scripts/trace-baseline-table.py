@@ -3,8 +3,11 @@
 outputs: every row of every workload, real repeats beside vtick, with the bands of the
 bands file; OUT/baseline.md and OUT/baseline.json. --splice FILE rewrites the block
 between the '<!-- trace-baseline: begin -->' and '<!-- trace-baseline: end -->' lines.
---to DIR writes baseline.md and baseline.json there instead of into --out.
-usage: trace-baseline-table.py --recording DIR --out DIR --bands FILE [--to DIR] [--splice FILE] NAME..."""
+--to DIR writes baseline.md and baseline.json there instead of into --out; --marker NAME
+splices between '<!-- NAME: begin -->' and '<!-- NAME: end -->'; --summary-only leaves out
+the per-workload tables.
+usage: trace-baseline-table.py --recording DIR --out DIR --bands FILE [--to DIR] [--splice FILE]
+                               [--marker NAME] [--summary-only] NAME..."""
 import argparse
 import glob
 import json
@@ -14,7 +17,6 @@ import re
 import sys
 import tomllib
 
-BEGIN, END = '<!-- trace-baseline: begin -->', '<!-- trace-baseline: end -->'
 
 
 def die(msg):
@@ -61,6 +63,8 @@ def main():
     ap.add_argument('--bands', required=True)
     ap.add_argument('--splice')
     ap.add_argument('--to')
+    ap.add_argument('--marker', default='trace-baseline')
+    ap.add_argument('--summary-only', action='store_true')
     ap.add_argument('names', nargs='+')
     a = ap.parse_args()
     try:
@@ -165,11 +169,12 @@ def main():
         head.append('Furthest out of band (|log ratio| over log band, each row at its worst workload; none or 0 in '
                     'vtick first): ' +
                     '; '.join('%s %s (%s: %s, band %.2gx)' % (m[2], m[3], m[1], how(m), m[5]) for m in top[:3]) + '.')
-    text = '\n'.join([md[0]] + head + md[1:]) + '\n'
+    text = '\n'.join([md[0]] + head + ([] if a.summary_only else md[1:])) + '\n'
     to = a.to or a.out
     open(os.path.join(to, 'baseline.md'), 'w').write(text)
     json.dump(doc, open(os.path.join(to, 'baseline.json'), 'w'), indent=1)
     if a.splice:
+        BEGIN, END = '<!-- %s: begin -->' % a.marker, '<!-- %s: end -->' % a.marker
         old = open(a.splice).read()
         if BEGIN not in old or END not in old:
             die('%s has no %s ... %s block' % (a.splice, BEGIN, END))

@@ -94,7 +94,8 @@ def main():
                 entry[cpu] = ts
         elif ev in ('ipi_send_cpu', 'ipi_send_cpumask'):
             count('ipi_sends')
-            kind = 'RES' if int(f['callback'], 16) == 0 else 'CAL'
+            # %pS of NULL prints 0x0 (or (nil)); a symbol or an address otherwise
+            kind = 'RES' if f['callback'] in ('0x0', '0', '(nil)') else 'CAL'
             if ev == 'ipi_send_cpu':
                 dests = [int(f['cpu'])]
             else:  # cpumask=0-1 or 1,3
