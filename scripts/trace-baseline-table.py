@@ -128,7 +128,7 @@ def main():
             if w:
                 both0 = (mean == 0 and v['sim'] == 0) or (mean is None and v['sim'] is None)
                 ok = both0 or (ratio is not None and 1 / w <= ratio <= w)
-                verdict = ('%.2gx' % w) + ('' if ok else ' ✗')
+                verdict = ('%.3gx' % w) + ('' if ok else ' ✗')
                 if not ok:
                     sev = math.inf if ratio in (None, 0) else abs(math.log(ratio)) / math.log(w)
                     misses.append((sev, name, row, stat, ratio, w))
@@ -144,13 +144,14 @@ def main():
         tverdict = ''
         if tp_within and tmean:
             ok = tratio is not None and 1 / tp_within <= tratio <= tp_within
-            tverdict = ('%.2gx' % tp_within) + ('' if ok else ' ✗')
+            tverdict = ('%.3gx' % tp_within) + ('' if ok else ' ✗')
             if not ok:
                 sev = math.inf if not tratio else abs(math.log(tratio)) / math.log(tp_within)
                 misses.append((sev, name, 'throughput', unit, tratio, tp_within))
                 worst.append('throughput %s' % fmt(tratio))
-        md.append('| throughput (untraced) | %s | %s | %s | %s | %s |' % (unit or '-', ' | '.join(fmt(x) for x in tps),
-                                                                     fmt(stp), fmt(tratio), tverdict))
+        if unit:  # idle has none
+            md.append('| throughput (untraced) | %s | %s | %s | %s | %s |' % (unit, ' | '.join(fmt(x) for x in tps),
+                                                                         fmt(stp), fmt(tratio), tverdict))
         summary_rows.append('| %s | %s |' % (name, ', '.join(worst) if worst else 'all met'))
         doc['workloads'][name] = wl
     # the rows furthest out of band, each row once (its worst workload)
@@ -168,7 +169,7 @@ def main():
             return 'vtick/real %s' % fmt(m[4]) if m[4] else 'none in vtick' if m[4] is None else 'vtick 0'
         head.append('Furthest out of band (|log ratio| over log band, each row at its worst workload; none or 0 in '
                     'vtick first): ' +
-                    '; '.join('%s %s (%s: %s, band %.2gx)' % (m[2], m[3], m[1], how(m), m[5]) for m in top[:3]) + '.')
+                    '; '.join('%s %s (%s: %s, band %.3gx)' % (m[2], m[3], m[1], how(m), m[5]) for m in top[:3]) + '.')
     text = '\n'.join([md[0]] + head + ([] if a.summary_only else md[1:])) + '\n'
     to = a.to or a.out
     open(os.path.join(to, 'baseline.md'), 'w').write(text)
