@@ -15,7 +15,7 @@ SECS=${1:-60}
 B=${2:-build-fuzz}
 ROOT=$(pwd)
 CC=clang CXX=clang++ cmake -S . -B "$B" -DVTICK_FUZZ=ON -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$B" -j"$(nproc)" --target fuzz_scenario fuzz_set fuzz_duration fuzz_sweep fuzz_profile fuzz_target fuzz_run >/dev/null
+cmake --build "$B" -j"$(nproc)" --target fuzz_scenario fuzz_set fuzz_duration fuzz_sweep fuzz_profile fuzz_target fuzz_run fuzz_bands >/dev/null
 mkdir -p "$B/crashes"
 seed() {  # seed TARGET FILE...: the corpus directory of TARGET with copies of FILE...
   d="$B/corpus/$1"; shift
@@ -31,12 +31,13 @@ seed run scenarios/*.toml scenarios/oci/*.toml
 seed sweep scenarios/sweeps/*.toml bench/sweeps/*.toml
 seed profile docs/probe/*profile*.json
 seed target scenarios/targets/*.toml tests/data/explain-mini.toml
+seed bands validation/trace/bands.toml tests/data/real-trace/bands-planted.toml
 mkdir -p "$B/corpus/set" "$B/corpus/duration"
 printf 'guest.hz=250\nrun.duration=1s\n' > "$B/corpus/set/a"
 printf 'platform.shape=VM.Standard.A1.Flex.2\nguest.cmdline=nohz_full=1\nworkload.kind=oltp\n' > "$B/corpus/set/b"
 for d in 10us 1.5ms 0ns 3600s 250ns; do printf '%s' "$d" > "$B/corpus/duration/$d"; done
 fail=0
-for t in scenario set duration sweep profile target run; do
+for t in scenario set duration sweep profile target run bands; do
   to=1
   [ "$t" = run ] && to=30
   [ "$t" = target ] && to=10  # loads each [[run]]'s scenario and checks each factor's ends on it
