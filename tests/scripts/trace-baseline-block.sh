@@ -1,7 +1,8 @@
 #!/bin/sh
 # docs/validation.md's trace-compare baseline blocks are what scripts/trace-baseline-table.py
 # makes from the committed baseline (docs/real-guest/trace-2026-12-06: got_tick, and
-# legacy/ as calibrate wrote the scenario): a figure typed or left stale there fails this.
+# legacy/ as calibrate wrote the scenario; policies/: every tick policy): a figure typed or
+# left stale there fails this.
 set -eu
 SRC=$1
 D=$SRC/docs/real-guest/trace-2026-12-06
@@ -22,4 +23,13 @@ check() {  # marker, out dir, extra options
 }
 check trace-baseline "$D"
 check trace-baseline-legacy "$D/legacy" --summary-only
+# the sysbench threads workloads under every tick policy (scripts/trace-policies-table.py)
+python3 "$SRC/scripts/trace-policies-table.py" --recording "$D" --dir "$D/policies" \
+  legacy got_tick force_retain loehle tglx_avg periodic > "$T/policies.md"
+sed -n '/<!-- trace-policies: begin -->/,/<!-- trace-policies: end -->/p' "$SRC/docs/validation.md" | sed '1,2d;$d' > "$T/policies-doc.md"
+if ! cmp -s "$T/policies-doc.md" "$T/policies.md"; then
+  echo "docs/validation.md's trace-policies block differs from the generator's output:"
+  diff "$T/policies.md" "$T/policies-doc.md" | head -20
+  exit 1
+fi
 echo ok
