@@ -176,14 +176,13 @@ std::vector<BandMiss> check_bands(const std::vector<CompareRow>& rows, const std
 std::string compare_table(const TraceSummary& real, const TraceSummary& sim, const std::vector<CompareRow>& rows) {
   std::string o;
   char line[200];
-  std::snprintf(line, sizeof line, "real: %s (%s%s%s, %d CPUs, %.3f s, %llu records)\n", real.path.c_str(),
-                real.buffer.empty() ? "top-level buffer" : "instance ", real.buffer.c_str(), "", real.cpus, real.seconds(),
-                static_cast<unsigned long long>(real.records));
-  o += line;
-  std::snprintf(line, sizeof line, "sim:  %s (%s%s, %d CPUs, %.3f s, %llu records)\n", sim.path.c_str(),
-                sim.buffer.empty() ? "top-level buffer" : "instance ", sim.buffer.c_str(), sim.cpus, sim.seconds(),
-                static_cast<unsigned long long>(sim.records));
-  o += line;
+  for (const TraceSummary* s : {&real, &sim}) {
+    o += s == &real ? "real: " : "sim:  ";
+    o += s->path + " (" + (s->buffer.empty() ? "top-level buffer" : "instance " + s->buffer);
+    std::snprintf(line, sizeof line, ", %d CPUs, %.3f s, %llu records)\n", s->cpus, s->seconds(),
+                  static_cast<unsigned long long>(s->records));
+    o += line;
+  }
   std::snprintf(line, sizeof line, "%-30s %-9s %12s %12s %9s\n", "row", "statistic", "real", "sim", "sim/real");
   o += line;
   for (const CompareRow& r : rows) {

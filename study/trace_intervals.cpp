@@ -65,8 +65,8 @@ struct Pairing {
         s.cpus_seen.insert(r.cpu);
         int prev = static_cast<int>(r.a), next = static_cast<int>(r.b);
         if (c.curr < 0 && prev == 0) c.idle_since = s.t0;  // idle since the window began
+        s.idle_ns.emplace(r.cpu, 0);  // a CPU with a sched_switch has a share, idle or not
         if (prev == 0) s.idle_ns[r.cpu] += r.ts - c.idle_since;
-        else s.idle_ns[r.cpu] += 0;
         if (prev > 0) running_on.erase(prev);
         c.curr = next;
         c.to_idle = 0;
