@@ -107,6 +107,10 @@ TEST_CASE("cli: --set overrides are validated the same way") {
   // an empty value is not the scenario's own: --seed "" used to run with run.seed = 1
   expect_input_error("run " + f + " --seed ''", {"--seed: empty value"});
   expect_input_error("run " + f + " --duration ''", {"--duration: empty value"});
+  // nor is an empty file argument the built-in scenario (`validate ""` said ok, issue 37)
+  expect_input_error("validate ''", {"scenario: empty value"});
+  expect_input_error("run '' --quiet", {"scenario: empty value"});
+  expect_input_error("trace-compare '' " + f, {"real: empty value"});
   // a directory is not a scenario: it used to say ok and run the built-in defaults
   expect_input_error(std::string("validate ") + VTICK_SOURCE_DIR "/scenarios", {"a directory, not a scenario file"});
   expect_input_error(std::string("run ") + VTICK_SOURCE_DIR "/scenarios --quiet", {"a directory, not a scenario file"});
