@@ -31,8 +31,9 @@ std::vector<ScriptTask> parse_script_tasks(const toml::node& node, const std::st
       else if (key == "cpus" && v.is_string()) {
         if (!parse_cpulist(v.as_string()->get(), 64, st.cpus)) fail(w, "workload.task.cpus: a cpulist like \"0-1\"");
       } else if (key == "count" && v.is_integer()) {
-        st.count = static_cast<int>(v.as_integer()->get());
-        if (st.count < 1 || st.count > 1024) fail(w, "workload.task.count: allowed 1 .. 1024");
+        std::int64_t n = v.as_integer()->get();  // checked before narrowing: 2^32 + 1 read as 1
+        if (n < 1 || n > 1024) fail(w, "workload.task.count: allowed 1 .. 1024");
+        st.count = static_cast<int>(n);
       } else if (key == "program" && v.is_array()) {
         bool takes_time = false;  // lock, unlock, loop and mark can take no time at all (a user-space CAS)
         bool marked = false;
