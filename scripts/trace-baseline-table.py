@@ -186,4 +186,5 @@ def main():
         open(a.splice, 'w').write(pre + gen + post)
 
 
-main()
+if __name__ == '__main__':
+    main()

@@ -7,10 +7,16 @@ outputs in DIR/P. --splice FILE rewrites the '<!-- trace-policies: begin/end -->
 usage: trace-policies-table.py --recording REC --dir DIR [--splice FILE] POLICY..."""
 import argparse
 import glob
+import importlib.util
 import json
 import os
-import re
 import sys
+
+# the recordings' throughput as the baseline table reads it (one parser for both tables)
+_spec = importlib.util.spec_from_file_location(
+    'trace_baseline_table', os.path.join(os.path.dirname(os.path.abspath(__file__)), 'trace-baseline-table.py'))
+BASELINE = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(BASELINE)
 
 ROWS = [('wakeups', 'wakeups/s'), ('context_switches', 'switches/s'), ('halts', 'halts/s'), ('ipi.CAL', 'CAL IPIs/s'),
         ('msr_write.0x6e0', 'TSC-deadline writes/s')]
@@ -43,13 +49,7 @@ def main():
     for name in NAMES:
         reps = sorted(glob.glob(os.path.join(a.recording, name + '.r*.out')))
         reps = [r for r in reps if not r.endswith('.traced.out')]
-        tps = []
-        for r in reps:
-            t = open(r).read()
-            ev = re.search(r'total number of events:\s+(\d+)', t)
-            tt = re.search(r'total time:\s+([\d.]+)s', t)
-            if ev and tt:
-                tps.append(int(ev[1]) / float(tt[1]))
+        tps = [t for t in (BASELINE.real_throughput(name, open(r).read())[0] for r in reps) if t]
         real_tp = sum(tps) / len(tps) if tps else None
         out.append('| %s: `%s` | real | %s |' % (name, open(os.path.join(a.recording, name + '.r1.cmd')).read().strip(),
                                                 ' | '.join(a.policies)))

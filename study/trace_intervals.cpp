@@ -24,7 +24,6 @@ struct Pairing {
     std::uint64_t idle_since = 0;   // the idle task's switch-in (when curr == 0)
     std::uint64_t to_idle = 0;      // switch to idle not yet followed by cpu_idle entry (0: none)
     std::uint64_t idle_entry = 0;   // cpu_idle entry not yet exited (0: none)
-    bool in_idle = false;           // the idle task runs (from its switch-in)
     bool halted = false;            // this idle episode has had a cpu_idle entry
     std::uint64_t ipi_sent[2] = {0, 0};  // earliest unanswered send: CAL, RES
   };
@@ -60,7 +59,6 @@ struct Pairing {
     Cpu& c = cpu[r.cpu];
     switch (r.kind) {
       case VTK_SCHED_SWITCH: {
-        ++s.sched_switches;
         count("context_switches");
         s.cpus_seen.insert(r.cpu);
         int prev = static_cast<int>(r.a), next = static_cast<int>(r.b);
@@ -70,7 +68,6 @@ struct Pairing {
         if (prev > 0) running_on.erase(prev);
         c.curr = next;
         c.to_idle = 0;
-        c.in_idle = next == 0;
         c.halted = false;
         if (next == 0) {
           c.idle_since = r.ts;
@@ -137,7 +134,7 @@ struct Pairing {
         // it was before f4c31b07b136 (after it, the first HLT keeps the tick)
         if (r.a == 1) {
           count("tick_stops");
-          if (c.in_idle && !c.halted) count("tick_stops.before_first_halt");
+          if (c.curr == 0 && !c.halted) count("tick_stops.before_first_halt");
         }
         break;
       case VTK_WRITE_MSR: {
@@ -159,8 +156,7 @@ struct Pairing {
 
 void on_record(const vtick_trace_rec* r, void* data) { static_cast<Pairing*>(data)->on(*r); }
 
-bool has_trace_dat_magic(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+bool has_trace_dat_magic(std::istream& in) {
   char m[10] = {};
   in.read(m, sizeof m);
   return in.gcount() == 10 && std::string(m, 10) == std::string("\x17\x08\x44tracing", 10);
@@ -270,8 +266,7 @@ double quantile(std::vector<double> v, double q) {
 TraceSummary summarize_trace(const std::string& path) {
   std::ifstream probe(path, std::ios::binary);
   if (!probe) throw InputError(path + ": cannot open it");
-  bool magic = has_trace_dat_magic(path);
-  if (!magic) throw InputError(path + ": not a trace.dat (no \"\\x17\\x08Dtracing\" magic at its start)");
+  if (!has_trace_dat_magic(probe)) throw InputError(path + ": not a trace.dat (no \"\\x17\\x08Dtracing\" magic at its start)");
   std::string bad = v6_layout_error(path);
   if (!bad.empty()) throw InputError(path + ": " + bad);
   TraceSummary s;
@@ -289,7 +284,7 @@ TraceSummary summarize_trace(const std::string& path) {
   if (rc == VTR_READ_ERROR) throw InputError(path + ": truncated or damaged trace.dat (reading its records failed)");
   s.buffer = buffer;
   p.finish();
-  if (!s.sched_switches)
+  if (!s.counts.count("context_switches"))
     throw InputError(path + ": no sched:sched_switch records (record sched events; for vtick, give the guest's file, e.g. trace-vm0.dat)");
   if (s.t1 <= s.t0) throw InputError(path + ": empty window (all " + std::to_string(s.records) + " records at one time)");
   return s;

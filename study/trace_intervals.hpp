@@ -18,7 +18,7 @@ struct TraceSummary {
   std::string buffer;   // the ftrace instance read ("" for the top level)
   int cpus = 0;         // the file's CPU count
   std::uint64_t t0 = 0, t1 = 0;  // window, ns of the file's clock
-  std::uint64_t records = 0, sched_switches = 0;
+  std::uint64_t records = 0;
   // Paired intervals in µs, in the order they end: pre_hlt_window, wake_to_run.same_cpu,
   // wake_to_run.other_cpu, ipi_to_entry.CAL, ipi_to_entry.RES, cpu_idle_residency.
   std::map<std::string, std::vector<double>> intervals;
