@@ -8,16 +8,22 @@
 # tracing's cost). Needs root. Never in CI: it measures the machine itself.
 # usage: scripts/record-guest-trace.sh [--out DIR] [--repeat R] [--time S] [--only LIST]
 #                                      [--buffer-kb KB] [--no-untraced] [--pipe-loops N]
-#                                      [--no-kallsyms] [--trace-time S]
+#                                      [--no-kallsyms] [--trace-time S] [--max-busy PCT]
 #   --trace-time S: the traced runs of time-bound workloads last S seconds (default: --time);
 #   the untraced run (throughput) keeps --time
 #   --no-kallsyms: leave /proc/kallsyms out of the file (about 1 MB less; %pS fields print
 #   as addresses), by an empty file bound over it in a mount namespace of trace-cmd's own
+#   --max-busy PCT: the machine counts as quiet when at most PCT % of its CPU time (from
+#   /proc/stat, over 1 s) is busy; checked before and after every run, else exit 2 naming
+#   what runs (default 5: an idle 2-vCPU guest of this kind shows 0.5 %). The 2026-12-06
+#   03:16 recordings ran beside a compile (cc1plus, lto1 in their sched_switch records).
+#   NAME.rR.quiet: the busy share before and after; NAME.rR.comms: each task name's share
+#   of the traced window's CPU time (scripts/trace-comm-share.py)
 #   runs: sb-n2-l1 sb-n2-l8 sb-n4-l8 (sysbench threads, --time S), pipe-pinned pipe-free
 #         (perf bench sched pipe -l N, default 200000), hackbench (-p -g 4 -l 2000), idle (sleep S)
 set -Eeuo pipefail
 die() { echo "record-guest-trace.sh: $*" >&2; exit 2; }
-OUT=/tmp/vtick-record-$(date -u +%Y%m%dT%H%M%SZ); REPEAT=2; T=10; ONLY=""; BUF_KB=131072; UNTRACED=1; LOOPS=200000; KALLSYMS=1; TT=
+OUT=/tmp/vtick-record-$(date -u +%Y%m%dT%H%M%SZ); REPEAT=2; T=10; ONLY=""; BUF_KB=131072; UNTRACED=1; LOOPS=200000; KALLSYMS=1; TT=; MAXBUSY=5
 while [ $# -gt 0 ]; do
   case $1 in
     --out) [ $# -ge 2 ] || die "--out needs a directory"; OUT=$2; shift 2 ;;
@@ -29,14 +35,16 @@ while [ $# -gt 0 ]; do
     --no-kallsyms) KALLSYMS=0; shift ;;
     --trace-time) [ $# -ge 2 ] || die "--trace-time needs seconds"; TT=$2; shift 2 ;;
     --pipe-loops) [ $# -ge 2 ] || die "--pipe-loops needs a count"; LOOPS=$2; shift 2 ;;
+    --max-busy) [ $# -ge 2 ] || die "--max-busy needs a percentage"; MAXBUSY=$2; shift 2 ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
-    *) die "unknown option '$1' (allowed: --out --repeat --time --only --buffer-kb --no-untraced --pipe-loops --no-kallsyms --trace-time)" ;;
+    *) die "unknown option '$1' (allowed: --out --repeat --time --only --buffer-kb --no-untraced --pipe-loops --no-kallsyms --trace-time --max-busy)" ;;
   esac
 done
 TT=${TT:-$T}
 for pair in REPEAT:--repeat T:--time BUF_KB:--buffer-kb LOOPS:--pipe-loops TT:--trace-time; do
   v=${pair%%:*}; [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "${pair#*:} must be a positive whole number, got '${!v}'"
 done
+[[ $MAXBUSY =~ ^[0-9]+$ ]] && [ "$MAXBUSY" -le 100 ] || die "--max-busy must be a whole percentage 0 .. 100, got '$MAXBUSY'"
 declare -A CMD=(
   [sb-n2-l1]="sysbench threads --threads=2 --thread-locks=1 --time=@T@ run"
   [sb-n2-l8]="sysbench threads --threads=2 --thread-locks=8 --time=@T@ run"
@@ -57,7 +65,7 @@ if [ -n "${VTICK_CI:-}" ] || [ -n "${CI:-}" ]; then
 fi
 [ "$(uname -s)" = Linux ] || die "needs a Linux guest, this is $(uname -s)"
 [ "$(id -u)" -eq 0 ] || die "needs root (tracefs, trace-cmd extract)"
-for t in sysbench perf hackbench trace-cmd taskset; do
+for t in sysbench perf hackbench trace-cmd taskset python3; do
   command -v $t >/dev/null || die "needs $t (apt-get install sysbench linux-perf rt-tests trace-cmd util-linux)"
 done
 if [ ! -e /sys/kernel/tracing/events/sched/sched_switch ]; then
@@ -89,6 +97,24 @@ trap 'echo "record-guest-trace.sh: failed at line $LINENO: $BASH_COMMAND" >&2' E
 mkdir -p "$OUT"
 # A speed reference of the same hour (machines of this kind differ a lot from day to day).
 pipe_us() { taskset -c 0 perf bench sched pipe -l 100000 2>&1 | awk '/usecs\/op/ {print $1}'; }
+# The busy share of all CPU time over 1 s, in % (user+nice+system+irq+softirq+steal of
+# /proc/stat's cpu line; idle and iowait are not busy).
+busy_pct() {
+  local a b
+  read -ra a < /proc/stat; sleep 1; read -ra b < /proc/stat
+  awk -v a="${a[*]:1:8}" -v b="${b[*]:1:8}" 'BEGIN {
+    split(a, x); split(b, y); for (i = 1; i <= 8; i++) { d = y[i] - x[i]; t += d; if (i != 4 && i != 5) u += d }
+    printf "%.1f", (t > 0 ? 100 * u / t : 0) }'
+}
+# Refuses to measure on a machine that is doing something else (a build beside a
+# benchmark changes what is measured: who collides, who halts).
+quiet_check() {  # label, file to append to
+  local p; p=$(busy_pct)
+  echo "$1: busy $p % of CPU time over 1 s" >> "$2"
+  if awk -v p="$p" -v m="$MAXBUSY" 'BEGIN { exit !(p > m) }'; then
+    die "the machine is not quiet $1: $p % of its CPU time busy over 1 s (--max-busy $MAXBUSY); running now: $(ps -eo stat=,comm= | awk '$1 ~ /^R/ {print $2}' | sort | uniq -c | sort -rn | head -5 | awk '{printf "%s%s x%s", NR > 1 ? ", " : "", $2, $1}')"
+  fi
+}
 hz() {
   if [ -r /proc/config.gz ]; then zcat /proc/config.gz | sed -n 's/^CONFIG_HZ=//p'
   elif [ -r "/boot/config-$(uname -r)" ]; then sed -n 's/^CONFIG_HZ=//p' "/boot/config-$(uname -r)"
@@ -115,10 +141,13 @@ hz() {
 for n in "${NAMES[@]}"; do
   for r in $(seq 1 "$REPEAT"); do
     cmd=${CMD[$n]//@T@/$T}; cmd=${cmd//@L@/$LOOPS}
+    : > "$OUT/$n.r$r.quiet"
     if [ "$UNTRACED" = 1 ]; then
+      quiet_check "before $n r$r (untraced)" "$OUT/$n.r$r.quiet"
       echo "[$n r$r] untraced: $cmd" >&2
       $cmd > "$OUT/$n.r$r.out" 2>&1
     fi
+    quiet_check "before $n r$r (traced)" "$OUT/$n.r$r.quiet"
     tcmd=${CMD[$n]//@T@/$TT}; tcmd=${tcmd//@L@/$LOOPS}
     echo "[$n r$r] traced: $tcmd" >&2
     [ -d "$INST" ] && rmdir "$INST"
@@ -147,6 +176,8 @@ for n in "${NAMES[@]}"; do
       rm -f "$OUT/.empty-kallsyms"
     fi
     cleanup
+    quiet_check "after $n r$r" "$OUT/$n.r$r.quiet"
+    python3 "$(dirname "$0")/trace-comm-share.py" "$OUT/$n.r$r.dat" > "$OUT/$n.r$r.comms"
     echo "$cmd" > "$OUT/$n.r$r.cmd"
     echo "$tcmd" > "$OUT/$n.r$r.traced.cmd"
   done

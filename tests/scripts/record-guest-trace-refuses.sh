@@ -18,6 +18,9 @@ check "--repeat must be a positive whole number, got '0'" --repeat 0
 check "--buffer-kb must be a positive whole number, got 'x'" --buffer-kb x
 check "--out needs a directory" --out
 check "--trace-time must be a positive whole number, got '0.5'" --trace-time 0.5
+check "--max-busy must be a whole percentage 0 .. 100, got '101'" --max-busy 101
+check "--max-busy must be a whole percentage 0 .. 100, got '5%'" --max-busy 5%
+check "--max-busy needs a percentage" --max-busy
 check "--pipe-loops must be a positive whole number, got '1e5'" --pipe-loops 1e5
 for d in /sys/kernel/tracing/instances/vtick-record-*; do
   [ -e "$d" ] && fail "an ftrace instance was left: $d"
