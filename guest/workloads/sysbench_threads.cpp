@@ -32,7 +32,7 @@ class SysbenchThreads final : public Workload {
                 {PhaseKind::Lock, 0, -1},
                 {PhaseKind::Yield, 0, -1},
                 {PhaseKind::Unlock, 0, -1},
-                {PhaseKind::Run, w.getd("iteration_work"), -1},
+                {PhaseKind::Run, w.getd("iteration_work"), -1, w.get("iteration_jitter")},
                 {PhaseKind::Loop, w.geti("thread_yields"), 1}},
                start, mask);
     }
@@ -64,6 +64,10 @@ WorkloadKind sysbench_threads_kind() {
            {"thread_yields", 'i', 1000, 1, 1e6, "--thread-yields: iterations per event"},
            {"thread_locks", 'i', 8, 1, 4096, "--thread-locks: mutexes; event n uses lock n mod thread_locks"},
            {"iteration_work", 'd', 200, 0, 1 * MS, "user work per iteration besides the calls [EST]"},
+           {"iteration_jitter", 'f', 0.5, 0, 1,
+            "iteration_work varies uniformly by +/- this fraction: real iterations are not all alike (caches, "
+            "branch history, the lock's cache line moving), and equal ones phase-lock two threads so that they "
+            "never meet on one lock [EST] (issue 43 step 0: 0 leaves sb-n2-l1 ~100x short of the real futex waits)"},
            {"report_interval", 'd', 0, 0, 3600e9, "--report-interval: the reporting thread's period (0: off, sysbench's default)"},
            {"report_work", 'd', 30000, 0, 10 * MS, "the reporting thread's work per report (format and write a line) [EST]"},
            {"pin_apart", 'i', 0, 0, 1, "1: thread i pinned to vCPU i mod n (taskset per thread)"},
