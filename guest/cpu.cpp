@@ -152,6 +152,7 @@ void GuestCpu::go_offline() {
   if (curr) {
     update_curr();
     curr->state = TaskState::Runnable;
+    curr->on_cpu = false;
     rq.push_back(curr);
     curr = nullptr;
   }

@@ -174,6 +174,8 @@ class GuestCpu final : public GuestIrqSink {
   int poll_idle();
   // kernel/sched: task execution (guest/sched.cpp, guest/schedule.cpp)
   void schedule();
+  void context_switch_to_idle(Task& prev, const char* prev_state);
+  void finish_task_switch(Task& prev);
   Task* pick_next_task();
   void flush_smp_call_function_queue();
 
@@ -239,7 +241,9 @@ class GuestKernel {
   int first_online_cpu() const;
 
   void try_to_wake_up(Task& p, GuestCpu& waker);
+  bool ttwu_queue_cond(const Task& p, const GuestCpu& target, const GuestCpu& waker) const;
   bool ttwu_queue_wakelist(Task& p, GuestCpu& target, GuestCpu& waker);
+  void ttwu_woken(Task& p, GuestCpu& target, GuestCpu& waker);
   void ttwu_do_activate(GuestCpu& target, Task& p, GuestCpu& self);
   void sched_ttwu_pending(GuestCpu& c);  // the wakelist's activations, on its CPU
   // kernel/sched/fair.c wake-up placement (guest/fair_wakeup.cpp)

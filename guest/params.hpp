@@ -35,6 +35,9 @@ namespace vtick {
     "[EST] tick_nohz_next_event: timer-wheel scan (get_next_timer_interrupt)", "tick_nohz_next_event")               \
   P(sim_ns, schedule_ns, ".schedule_ns", Int, 1000, 300, 5000, "ns", "[EST] __schedule: pick_next_task_fair + context_switch", \
     "__schedule: pick_next_task + context switch")                                                                   \
+  P(sim_ns, switch_idle_ns, ".switch_idle_ns", Int, 600, 100, 3000, "ns",                                          \
+    "[EST] __schedule to the idle task: deactivate_task, pick_next_task_idle, context_switch (lazy mm), finish_task_switch", \
+    "__schedule when the CPU has nothing else to run: the blocking task's switch to the idle task") \
   P(sim_ns, ttwu_ns, ".ttwu_ns", Int, 500, 100, 2000, "ns", "[EST] try_to_wake_up: select_task_rq_fair + enqueue_task", \
     "try_to_wake_up: select_task_rq + enqueue")                                                                      \
   P(sim_ns, syscall_ns, ".syscall_ns", Int, 150, 50, 1000, "ns", "[EST] syscall entry/exit with mitigations",       \

@@ -91,33 +91,60 @@ void GuestKernel::resched_curr(GuestCpu& target, GuestCpu& self) {
 
 void GuestKernel::try_to_wake_up(Task& p, GuestCpu& waker) {
   if (tracing()) trace::sched_waking(waker.now(), waker.id(), p.pid, p.cpu);  // trace_sched_waking(p)
-  waker.kernel_work(p_.costs.ttwu_ns);
   if (p.in_iowait) {  // counted on the runqueue it slept on, before it may move
     --cpu(p.cpu).cputime().nr_iowait;
     p.in_iowait = false;
   }
   p.avg.update(waker.now(), false);  // the sleep decayed its load
+  // Still switching out on its CPU (p->on_cpu): that CPU activates it from its wakelist
+  // once the switch is done, if it has nothing else to run (ttwu_queue_cond()).
+  if (p.on_cpu && ttwu_queue_cond(p, cpu(p.cpu), waker)) {
+    ++sched_stats.ttwu_on_cpu;
+    ttwu_woken(p, cpu(p.cpu), waker);
+    ttwu_queue_wakelist(p, cpu(p.cpu), waker);
+    return;
+  }
+  if (p.on_cpu) {  // smp_cond_load_acquire(&p->on_cpu, !VAL): wait for finish_task_switch()
+    if (VTICK_WARN(p.cpu == waker.id(), "task ", p.pid, " woken on CPU ", waker.id(), " while switching out there")) {
+      p.on_cpu = false;
+    } else {
+      ++sched_stats.ttwu_on_cpu_spins;
+      constexpr sim_ns kSpinStepNs = 50;  // the model's resolution of the spin, not a kernel value
+      while (p.on_cpu) waker.kernel_work(kSpinStepNs);
+    }
+  }
+  waker.kernel_work(p_.costs.ttwu_ns);
   GuestCpu& target = cpu(select_task_rq_fair(p, waker, false));
   if (target.id() != p.cpu) {  // set_task_cpu()
     ++sched_stats.migrate_wakeup;
     if (tracing()) trace::sched_migrate_task(waker.now(), waker.id(), p.pid, p.cpu, target.id(), "wakeup");
     p.cpu = target.id();
   }
+  ttwu_woken(p, target, waker);
+  if (ttwu_queue_wakelist(p, target, waker)) return;
+  ttwu_do_activate(target, p, waker);
+}
+
+// The wake-up's bookkeeping once its CPU is chosen: TASK_WAKING, the latency stamp, the
+// local/remote count (ttwu_stat()).
+void GuestKernel::ttwu_woken(Task& p, GuestCpu& target, GuestCpu& waker) {
   p.state = TaskState::Runnable;
   p.woken_at = waker.now();
   ++p.wakeups;
   if (&target == &waker) ++sched_stats.wakeups_local;
   else ++sched_stats.wakeups_remote;
-  if (ttwu_queue_wakelist(p, target, waker)) return;
-  ttwu_do_activate(target, p, waker);
 }
 
 // ttwu_queue_wakelist() (TTWU_QUEUE) with ttwu_queue_cond(): a remote idle CPU activates
 // the task itself, from a CALL_FUNCTION_SINGLE IPI (none to a polling idle CPU); only the
 // first queued wake-up sends it (llist_add() into an empty list).
+bool GuestKernel::ttwu_queue_cond(const Task& p, const GuestCpu& target, const GuestCpu& waker) const {
+  if (!p_.sched.ttwu_queue) return false;  // sched_feat(TTWU_QUEUE)
+  return &target != &waker && target.online() && allowed_on(p, target.id()) && target.nr_running() == 0;
+}
+
 bool GuestKernel::ttwu_queue_wakelist(Task& p, GuestCpu& target, GuestCpu& waker) {
-  if (!p_.sched.ttwu_queue) return false;
-  if (&target == &waker || !target.online() || !allowed_on(p, target.id()) || target.nr_running() != 0) return false;
+  if (!ttwu_queue_cond(p, target, waker)) return false;
   ++sched_stats.ttwu_queued;
   bool first = target.wake_list.empty();
   target.hw().revoke_local();

@@ -53,6 +53,8 @@ struct SchedParams {
   C(std::uint64_t, call_function_ipis, "call_function_ipis", "count", Counter,                                     \
     "send_call_function_single_ipi() from a wakelist wake-up: CALL_FUNCTION_SINGLE IPIs sent")                    \
   C(std::uint64_t, ttwu_queued, "ttwu_queued", "count", Counter, "wake-ups put on a remote idle CPU's wakelist (TTWU_QUEUE)") \
+  C(std::uint64_t, ttwu_on_cpu, "ttwu_on_cpu", "count", Counter, "wake-ups of a task still switching out (p->on_cpu): queued on its own CPU's wakelist") \
+  C(std::uint64_t, ttwu_on_cpu_spins, "ttwu_on_cpu_spins", "count", Counter, "wake-ups that waited for the task to finish switching out (smp_cond_load_acquire on p->on_cpu)") \
   C(std::uint64_t, wake_idle_without_ipi, "wake_idle_without_ipi", "count", Counter,                               \
     "wake-ups of a polling idle CPU: the flag only, no IPI (sched_wake_idle_without_ipi)")                         \
   C(std::uint64_t, preemptions, "preemptions", "count", Counter, "a running task put back (tick slice or wake-up)") \

@@ -40,13 +40,15 @@ void GuestCpu::schedule() {
   }
   Task* next = pick_next_task();
   if (!next) {
-    if (prev && tracing()) trace::sched_switch(now(), id_, prev->pid, 0, prev_state);
-    if (prev) k_.packing_update(now(), prev->state == TaskState::Runnable ? LbCause::Other : LbCause::Block);
+    if (prev) context_switch_to_idle(*prev, prev_state);
     return;
   }
   switching_to = next;
+  next->on_cpu = true;  // prepare_task()
   rq_changed();
   enter_state(GuestCpuState::Sys);
+  const bool irqs_were_on = !hw_->irqs_disabled();  // off from rq_lock_irq() to finish_lock_switch()
+  hw_->local_irq_disable();
   if (next != prev) {
     kernel_work(k_.params().costs.schedule_ns);
     ++k_.sched_stats.switches;
@@ -75,7 +77,27 @@ void GuestCpu::schedule() {
     k_.wake_latency.record(now() - next->woken_at);
     next->woken_at = -1;
   }
+  if (prev && prev != next) finish_task_switch(*prev);
+  if (irqs_were_on) hw_->local_irq_enable();
 }
+
+// context_switch() to the idle task, with interrupts off from the runqueue lock to
+// finish_task_switch()'s unlock (finish_lock_switch()). Until then prev is still on_cpu:
+// a wake-up in this window goes through this CPU's wakelist (try_to_wake_up()).
+void GuestCpu::context_switch_to_idle(Task& prev, const char* prev_state) {
+  if (tracing()) trace::sched_switch(now(), id_, prev.pid, 0, prev_state);
+  k_.packing_update(now(), prev.state == TaskState::Runnable ? LbCause::Other : LbCause::Block);
+  const bool irqs_were_on = !hw_->irqs_disabled();
+  hw_->local_irq_disable();
+  enter_state(GuestCpuState::Sys);
+  kernel_work(k_.params().costs.switch_idle_ns);
+  finish_task_switch(prev);
+  if (irqs_were_on) hw_->local_irq_enable();
+}
+
+// finish_task_switch() -> finish_task(): prev->on_cpu cleared (smp_store_release); from
+// here a waker may place prev anywhere.
+void GuestCpu::finish_task_switch(Task& prev) { prev.on_cpu = false; }
 
 // flush_smp_call_function_queue(): queued cross-CPU calls: the remote wake-ups
 // (sched_ttwu_pending() -> ttwu_do_activate()) and the nohz idle-balance kick.

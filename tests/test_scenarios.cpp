@@ -64,7 +64,11 @@ TEST_CASE("band: VM.Standard.A1.Flex.2 OLTP under upstream KVM: got_tick within 
 TEST_CASE("band: sysbench threads keeps every vCPU busy: the tick policy changes nothing") {
   auto c = compare("standard2.1-sysbench_threads.toml", 2, "1s");  // ~1 us steps: the slowest workload
   CHECK(std::abs(delta(c, 1)) < 0.5);
-  CHECK(c["policies"][0]["summary"]["halt_exits_per_s"]["mean"].get<double>() < 5);
+  // A real 2-vCPU guest running the same (2 threads, 8 locks) halts 104 and 116 times a
+  // second, quiet (docs/real-guest/trace-2026-12-06/cmp/sb-n2-l8.r*.json): busy, but not
+  // never idle. The band was < 5 until the switch to idle was charged (issue 43: 22.5/s);
+  // it is now the real guest's lower figure, not the model's.
+  CHECK(c["policies"][0]["summary"]["halt_exits_per_s"]["mean"].get<double>() < 104);
 }
 
 TEST_CASE("band: sysbench threads on VM.Standard.A1.Flex.2: the tick policy changes nothing either") {

@@ -55,8 +55,12 @@ TEST_CASE("a contended futex mutex puts the waiter to sleep and wakes it on unlo
   CHECK(r.metrics.get("sched.futex_waits") > 2 * r.metrics.get("sched.mutex_contended"));
   CHECK(r.metrics.get("sched.futex_wakes") >= r.metrics.get("sched.futex_waits") - 1);  // every unlock of a word 2 (one still asleep at the end)
   CHECK(r.metrics.get("workload.ops") == 0);  // no workload tasks; the lockers' own progress:
-  CHECK(r.metrics.get("vcpu0.guest_time.user_ns") > 10 * NSEC_PER_MSEC);
-  CHECK(r.metrics.get("vcpu1.guest_time.user_ns") > 10 * NSEC_PER_MSEC);
+  // both get the lock, but not evenly: a waiter whose vCPU halted needs the IPI and the
+  // vCPU thread's wake-up (over 5 us) to run, and loses most races to the unlocker's 5 us
+  // lead (issue 43: with the switch to idle charged, 40.1 and 6.5 ms of the 50)
+  CHECK(r.metrics.get("vcpu0.guest_time.user_ns") > 2 * NSEC_PER_MSEC);
+  CHECK(r.metrics.get("vcpu1.guest_time.user_ns") > 2 * NSEC_PER_MSEC);
+  CHECK(r.metrics.get("vcpu0.guest_time.user_ns") + r.metrics.get("vcpu1.guest_time.user_ns") > 40 * NSEC_PER_MSEC);
 }
 
 TEST_CASE("wake-up placement: a wakee whose previous CPU is busy goes to an idle CPU") {

@@ -1,0 +1,127 @@
+// guest/schedule.cpp, guest/sched.cpp: the switch to the idle task (guest.costs.switch_idle_ns),
+// p->on_cpu until finish_task_switch(), and try_to_wake_up()'s wakelist for a task still
+// switching out (issue 43, steps 1 and 3).
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <map>
+
+#include "guest/kernel.hpp"
+#include "helpers.hpp"
+
+using namespace vtick;
+
+namespace {
+
+RunResult run_with(const std::string& toml, const std::vector<std::string>& sets, SimHooks hooks = {}) {
+  RunResult r = run_simulation(test::scenario(toml, sets), hooks);
+  INFO(r.error);
+  REQUIRE_FALSE(r.failed);
+  return r;
+}
+
+// From each sched_switch to idle on `cpu` to the CPU's next HLT, in ns.
+std::vector<sim_ns> pre_hlt_windows(const test::Recorder& rec, int cpu) {
+  std::vector<sim_ns> w;
+  sim_ns from = -1;
+  for (const auto& e : rec.on_cpu(cpu)) {
+    if (e.id == EventId::SchedSwitch && e.sched_switch.next_pid == 0 && e.sched_switch.prev_pid != 0) from = e.t;
+    if (e.id == EventId::SchedSwitch && e.sched_switch.next_pid != 0) from = -1;
+    if (e.id == EventId::Halt && from >= 0) {
+      w.push_back(e.t - from);
+      from = -1;
+    }
+  }
+  return w;
+}
+
+sim_ns median(std::vector<sim_ns> v) {
+  REQUIRE(!v.empty());
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+const char* kSleeper =
+    "[platform]\nshape = \"generic\"\narch = \"skylake-sp\"\ncores = 2\nthreads_per_core = 1\n"
+    "[guest]\ncmdline = \"nohz=off\"\n[guest.background]\npreset = \"none\"\n"
+    "[workload]\nkind = \"idle\"\n[run]\nduration = \"100ms\"\nwarmup = \"0ns\"\n";
+
+}  // namespace
+
+TEST_CASE("switch to idle: a blocking task's switch costs guest.costs.switch_idle_ns before do_idle() reaches HLT") {
+  // A task on vCPU1 works 100 us and sleeps 3.5 ms on a platform without SMT (guest work
+  // runs at nominal speed); nohz=off keeps tick_nohz_idle_enter() to a stamp, so the path
+  // from its sched_switch to HLT is switch_idle_ns + idle_enter_ns = 2000 + 200 ns.
+  test::Recorder rec;
+  SimHooks hooks;
+  hooks.sink = &rec;
+  hooks.guest_setup = [](GuestKernel& k) {
+    k.add_task("sleeper", {{PhaseKind::Run, 100000, -1}, {PhaseKind::Sleep, 3500000, -1}}, 1, 1ULL << 1);
+  };
+  run_with(kSleeper, {"guest.costs.switch_idle_ns=2000", "guest.costs.idle_enter_ns=200"}, hooks);
+  std::vector<sim_ns> w = pre_hlt_windows(rec, 1);
+  REQUIRE(w.size() >= 20);  // 100 ms of 3.6 ms cycles
+  CHECK(median(w) == 2200);
+  CHECK(*std::min_element(w.begin(), w.end()) == 2200);  // nothing shortens that path
+}
+
+TEST_CASE("try_to_wake_up: a task woken while it switches out is queued on its own CPU's wakelist with an IPI") {
+  // Two sysbench threads on one lock (2 vCPUs): the holder's unlock often wakes the waiter
+  // within its switch to idle. Each such wake-up, told from the timeline (between the
+  // waiter's sched_switch to idle and its CPU's do_idle()), must stay on that CPU and
+  // send it CALL_FUNCTION_SINGLE; every other wake-up must not count as one.
+  test::Recorder rec;
+  SimHooks hooks;
+  hooks.sink = &rec;
+  RunResult r = run_with("[guest]\nhz = 250\n[guest.background]\npreset = \"none\"\n[workload]\nkind = \"sysbench_threads\"\n"
+                         "threads = 2\nthread_locks = 1\n[run]\nduration = \"30ms\"\nwarmup = \"0ns\"\n",
+                         {"guest.costs.switch_idle_ns=2000"}, hooks);
+  std::map<int, int> switching_out;  // pid -> the CPU it is switching to idle on
+  std::map<int, int> expect_on;      // pid -> the CPU its pending wake-up must queue on
+  std::map<int, int> switching_pid;  // CPU -> the pid switching out there
+  std::uint64_t in_window = 0, queued_ok = 0, ipis = 0;
+  for (std::size_t i = 0; i < rec.events.size(); ++i) {
+    const ModelEvent& e = rec.events[i];
+    if (e.id == EventId::SchedSwitch && e.sched_switch.next_pid == 0 && e.sched_switch.prev_pid != 0) {
+      switching_out[e.sched_switch.prev_pid] = e.cpu;
+      switching_pid[e.cpu] = e.sched_switch.prev_pid;
+    } else if (e.id == EventId::IdleEnter && switching_pid.count(e.cpu)) {
+      switching_out.erase(switching_pid[e.cpu]);  // finish_task_switch() was before do_idle()
+      switching_pid.erase(e.cpu);
+    } else if (e.id == EventId::SchedWaking) {
+      auto it = switching_out.find(e.sched_waking.pid);
+      if (it != switching_out.end() && it->second != e.cpu) {
+        ++in_window;
+        expect_on[e.sched_waking.pid] = it->second;
+        // the wakelist's IPI follows at once from the waker
+        for (std::size_t j = i + 1; j < rec.events.size(); ++j) {
+          const ModelEvent& f = rec.events[j];
+          if (f.cpu == e.cpu && f.id == EventId::IpiSendCpu) {
+            if (f.ipi_send_cpu.dest_cpu == it->second && f.ipi_send_cpu.vector == IrqVector::CallFunction) ++ipis;
+            break;
+          }
+          if (f.cpu == e.cpu && f.id == EventId::SchedWaking) break;
+        }
+      }
+    } else if (e.id == EventId::SchedWakeup && expect_on.count(e.sched_wakeup.pid)) {
+      if (e.sched_wakeup.target_cpu == expect_on[e.sched_wakeup.pid] && e.cpu == e.sched_wakeup.target_cpu) ++queued_ok;
+      expect_on.erase(e.sched_wakeup.pid);
+    }
+  }
+  REQUIRE(in_window >= 50);  // the path is taken, not rare
+  CHECK(r.metrics.get("sched.ttwu_on_cpu") == static_cast<double>(in_window));
+  CHECK(expect_on.size() <= 1);                     // one may still be in flight at the end
+  CHECK(queued_ok + expect_on.size() == in_window);  // activated by the CPU it was switching out on
+  CHECK(ipis == in_window);       // that CPU was not polling yet: an IPI each time
+  CHECK(r.metrics.get("sched.ttwu_on_cpu_spins") == 0);  // the other CPU had nothing to run
+}
+
+TEST_CASE("try_to_wake_up: with the wakelist off a waker spins until the task has switched out") {
+  // TTWU_QUEUE off: ttwu_queue_cond() refuses, so a wake-up in the window waits for
+  // finish_task_switch() (smp_cond_load_acquire) and no wake-up is queued
+  RunResult r = run_with("[guest]\nhz = 250\n[guest.background]\npreset = \"none\"\n[workload]\nkind = \"sysbench_threads\"\n"
+                         "threads = 2\nthread_locks = 1\n[run]\nduration = \"30ms\"\nwarmup = \"0ns\"\n",
+                         {"guest.costs.switch_idle_ns=2000", "guest.sched.ttwu_queue=false"});
+  CHECK(r.metrics.get("sched.ttwu_on_cpu") == 0);
+  CHECK(r.metrics.get("sched.ttwu_queued") == 0);
+  CHECK(r.metrics.get("sched.ttwu_on_cpu_spins") >= 50);
+}
