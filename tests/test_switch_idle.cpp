@@ -45,6 +45,12 @@ const char* kSleeper =
     "[guest]\ncmdline = \"nohz=off\"\n[guest.background]\npreset = \"none\"\n"
     "[workload]\nkind = \"idle\"\n[run]\nduration = \"100ms\"\nwarmup = \"0ns\"\n";
 
+// Two sysbench threads on one lock on 2 vCPUs: the unlock often lands in the waiter's
+// switch to idle.
+const char* kOneLock =
+    "[guest]\nhz = 250\n[guest.background]\npreset = \"none\"\n[workload]\nkind = \"sysbench_threads\"\n"
+    "threads = 2\nthread_locks = 1\n[run]\nduration = \"30ms\"\nwarmup = \"0ns\"\n";
+
 }  // namespace
 
 TEST_CASE("switch to idle: a blocking task's switch costs guest.costs.switch_idle_ns before do_idle() reaches HLT") {
@@ -72,8 +78,7 @@ TEST_CASE("try_to_wake_up: a task woken while it switches out is queued on its o
   test::Recorder rec;
   SimHooks hooks;
   hooks.sink = &rec;
-  RunResult r = run_with("[guest]\nhz = 250\n[guest.background]\npreset = \"none\"\n[workload]\nkind = \"sysbench_threads\"\n"
-                         "threads = 2\nthread_locks = 1\n[run]\nduration = \"30ms\"\nwarmup = \"0ns\"\n",
+  RunResult r = run_with(kOneLock,
                          {"guest.costs.switch_idle_ns=2000"}, hooks);
   std::map<int, int> switching_out;  // pid -> the CPU it is switching to idle on
   std::map<int, int> expect_on;      // pid -> the CPU its pending wake-up must queue on
@@ -118,8 +123,7 @@ TEST_CASE("try_to_wake_up: a task woken while it switches out is queued on its o
 TEST_CASE("try_to_wake_up: with the wakelist off a waker spins until the task has switched out") {
   // TTWU_QUEUE off: ttwu_queue_cond() refuses, so a wake-up in the window waits for
   // finish_task_switch() (smp_cond_load_acquire) and no wake-up is queued
-  RunResult r = run_with("[guest]\nhz = 250\n[guest.background]\npreset = \"none\"\n[workload]\nkind = \"sysbench_threads\"\n"
-                         "threads = 2\nthread_locks = 1\n[run]\nduration = \"30ms\"\nwarmup = \"0ns\"\n",
+  RunResult r = run_with(kOneLock,
                          {"guest.costs.switch_idle_ns=2000", "guest.sched.ttwu_queue=false"});
   CHECK(r.metrics.get("sched.ttwu_on_cpu") == 0);
   CHECK(r.metrics.get("sched.ttwu_queued") == 0);
