@@ -89,6 +89,12 @@ def main():
                   env.get('speed_ref_pipe_pinned_us_per_op_start', '?'), env.get('speed_ref_pipe_pinned_us_per_op_end', '?'),
                   ' ' + sets + '` ' if sets else '` ',
                   os.path.relpath(a.bands, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))))
+    rev_path = os.path.join(a.out, 'revision.txt')
+    first = sorted(glob.glob(os.path.join(a.out, 'cmp', a.names[0] + '.r*.json')))
+    if first and 'real_from' in json.load(open(first[0])):  # scripts/trace-baseline.sh --real-from
+        rev = open(rev_path).read().strip() if os.path.exists(rev_path) else 'unknown'
+        md[0] += (' Rerun on vtick %s (`--real-from`): the real rows are the kept trace-compare outputs of '
+                  'the recording above, the model side is that revision\'s.' % rev)
     misses = []  # (severity, workload, row, statistic, ratio, within)
     summary_rows = []
     for name in a.names:

@@ -4,8 +4,12 @@
 # `vtick calibrate` wrote from a vtick-probe profile of the same machine, the same hour.
 # Writes OUT/sim/NAME.{json,dat,-vm0.dat}, OUT/cmp/NAME.rR.json (vtick trace-compare) and
 # OUT/baseline.json + OUT/baseline.md (scripts/trace-baseline-table.py).
-# usage: scripts/trace-baseline.sh --recording DIR --scenario FILE [--out DIR]
+# usage: scripts/trace-baseline.sh --recording DIR --scenario FILE [--out DIR] [--real-from DIR]
 #                                  [--bands FILE] [--vtick BIN] [--seed N] [--set KEY=VALUE]...
+#   --real-from DIR: the real rows from an earlier baseline's DIR/NAME.rR.json (its cmp/)
+#   instead of the recordings' traces, which are not kept: the model's side is run again on
+#   today's build (vtick trace-compare of its own trace gives its rows) and set beside them.
+#   --recording is then the kept directory (env.txt, NAME.rR.cmd and .out).
 #   --set: on top of the calibrated scenario for every workload (e.g. the guest kernel's
 #   tick policy where the recording shows it: guest.tick_policy=got_tick)
 #   The model's stand-ins: sysbench threads -> workload sysbench_threads (threads, locks);
@@ -16,23 +20,25 @@ set -Eeuo pipefail
 trap 'echo "trace-baseline.sh: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 die() { echo "trace-baseline.sh: $*" >&2; exit 2; }
 HERE=$(cd "$(dirname "$0")" && pwd)
-REC=""; SCEN=""; OUT=""; VTICK=$HERE/../build/cli/vtick; BANDS=$HERE/../validation/trace/bands.toml; SEED=1; SETS=()
+REC=""; SCEN=""; OUT=""; REALFROM=""; VTICK=$HERE/../build/cli/vtick; BANDS=$HERE/../validation/trace/bands.toml; SEED=1; SETS=()
 while [ $# -gt 0 ]; do
   case $1 in
     --recording) [ $# -ge 2 ] || die "--recording needs a directory"; REC=$2; shift 2 ;;
     --scenario) [ $# -ge 2 ] || die "--scenario needs a file"; SCEN=$2; shift 2 ;;
     --out) [ $# -ge 2 ] || die "--out needs a directory"; OUT=$2; shift 2 ;;
+    --real-from) [ $# -ge 2 ] || die "--real-from needs a directory"; REALFROM=$2; shift 2 ;;
     --bands) [ $# -ge 2 ] || die "--bands needs a file"; BANDS=$2; shift 2 ;;
     --vtick) [ $# -ge 2 ] || die "--vtick needs a binary"; VTICK=$2; shift 2 ;;
     --seed) [ $# -ge 2 ] || die "--seed needs a number"; SEED=$2; shift 2 ;;
     --set) [ $# -ge 2 ] || die "--set needs KEY=VALUE"; SETS+=(--set "$2"); shift 2 ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
-    *) die "unknown option '$1' (allowed: --recording --scenario --out --bands --vtick --seed --set)" ;;
+    *) die "unknown option '$1' (allowed: --recording --scenario --out --real-from --bands --vtick --seed --set)" ;;
   esac
 done
 [ -n "$REC" ] && [ -d "$REC" ] || die "--recording DIR (scripts/record-guest-trace.sh --out) is required and must exist"
 [ -n "$SCEN" ] && [ -f "$SCEN" ] || die "--scenario FILE (vtick calibrate -o) is required and must exist"
 [ -f "$REC/env.txt" ] || die "$REC has no env.txt: not a record-guest-trace.sh directory"
+[ -z "$REALFROM" ] || [ -d "$REALFROM" ] || die "--real-from $REALFROM: no such directory (an earlier baseline's cmp/)"
 [ -x "$VTICK" ] || die "no vtick binary at $VTICK (make, or --vtick BIN)"
 [[ $SEED =~ ^[0-9]+$ ]] || die "--seed must be a whole number, got '$SEED'"
 OUT=${OUT:-$REC/baseline}
@@ -55,9 +61,10 @@ workload() {  # NAME: the [workload] section that stands for it
 }
 NAMES=()
 for n in sb-n2-l1 sb-n2-l8 sb-n4-l8 pipe-pinned pipe-free hackbench idle; do
-  [ -f "$REC/$n.r1.dat" ] && NAMES+=("$n")
+  if [ -n "$REALFROM" ]; then [ -f "$REALFROM/$n.r1.json" ] && NAMES+=("$n")
+  else [ -f "$REC/$n.r1.dat" ] && NAMES+=("$n"); fi
 done
-[ ${#NAMES[@]} -gt 0 ] || die "$REC has no NAME.r1.dat recordings"
+[ ${#NAMES[@]} -gt 0 ] || die "${REALFROM:-$REC} has no NAME.r1 files (.json with --real-from, .dat without)"
 for n in "${NAMES[@]}"; do
   s=$OUT/scenarios/$n.toml
   { cat "$SCEN"; echo; echo "# scripts/trace-baseline.sh: the stand-in for the recording '$n' ($(cat "$REC/$n.r1.cmd"))"; workload "$n"; } > "$s"
@@ -65,12 +72,37 @@ for n in "${NAMES[@]}"; do
   "$VTICK" run "$s" "${SETS[@]}" --seed "$SEED" --duration 1200ms --trace-window 200ms:1200ms --quiet \
     --json "$OUT/sim/$n.json" --trace-dat "$OUT/sim/$n.dat" 2> "$OUT/sim/$n.log" \
     || die "vtick run failed for $n (see $OUT/sim/$n.log)"
-  for d in "$REC/$n".r*.dat; do
-    r=${d##*/}; r=${r%.dat}
-    "$VTICK" trace-compare "$d" "$OUT/sim/$n-vm0.dat" --json "$OUT/cmp/$r.json" > "$OUT/cmp/$r.txt" \
-      || die "trace-compare failed for $r"
-  done
+  if [ -n "$REALFROM" ]; then
+    "$VTICK" trace-compare "$OUT/sim/$n-vm0.dat" "$OUT/sim/$n-vm0.dat" --json "$OUT/sim/$n.rows.json" > /dev/null \
+      || die "trace-compare failed on vtick's own trace for $n"
+    for k in "$REALFROM/$n".r*.json; do
+      r=${k##*/}; r=${r%.json}
+      python3 - "$k" "$OUT/sim/$n.rows.json" "$OUT/cmp/$r.json" <<'PY' || die "could not pair $k with vtick's rows"
+import json, sys
+kept, own, out = (json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3])
+sim = {(r['row'], r['statistic']): r['real'] for r in own['rows']}  # vtick's trace read as the 'real' side
+rows = []
+for r in kept['rows']:
+    s = sim.get((r['row'], r['statistic']))
+    rows.append({'row': r['row'], 'statistic': r['statistic'], 'real': r['real'], 'sim': s,
+                 'ratio': s / r['real'] if s is not None and r['real'] else None})
+json.dump({'real': kept['real'], 'sim': own['real'], 'rows': rows, 'bands': [], 'misses': [],
+           'real_from': sys.argv[1]}, open(out, 'w'), indent=1)
+PY
+    done
+    rm -f "$OUT/sim/$n.dat" "$OUT/sim/$n-vm0.dat" "$OUT/sim/$n.rows.json"  # hundreds of MB each
+  else
+    for d in "$REC/$n".r*.dat; do
+      r=${d##*/}; r=${r%.dat}
+      "$VTICK" trace-compare "$d" "$OUT/sim/$n-vm0.dat" --json "$OUT/cmp/$r.json" > "$OUT/cmp/$r.txt" \
+        || die "trace-compare failed for $r"
+    done
+  fi
 done
 printf '%s\n' "${SETS[@]}" | paste -sd' ' > "$OUT/sets.txt"
+# the model's revision, for a table whose real rows are older than its model side
+rev=$(git -C "$HERE/.." rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$HERE/.." diff --quiet HEAD -- core guest host platform sim study cli 2>/dev/null || rev="$rev+uncommitted"
+echo "$rev" > "$OUT/revision.txt"
 python3 "$HERE/trace-baseline-table.py" --recording "$REC" --out "$OUT" --bands "$BANDS" "${NAMES[@]}"
 echo "$OUT/baseline.md" >&2

@@ -1,7 +1,8 @@
 #!/bin/sh
 # docs/validation.md's trace-compare baseline blocks are what scripts/trace-baseline-table.py
-# makes from the committed baseline (docs/real-guest/trace-2026-12-06: got_tick, and
-# legacy/ as calibrate wrote the scenario; policies/: every tick policy): a figure typed or
+# makes from the committed baseline (docs/real-guest/trace-2026-12-06: got_tick; legacy/
+# as calibrate wrote the scenario; now/ a later model against the kept real rows,
+# scripts/trace-baseline.sh --real-from; policies/: every tick policy): a figure typed or
 # left stale there fails this.
 set -eu
 SRC=$1
@@ -23,6 +24,7 @@ check() {  # marker, out dir, extra options
 }
 check trace-baseline "$D"
 check trace-baseline-legacy "$D/legacy" --summary-only
+check trace-baseline-now "$D/now" --summary-only
 # the sysbench threads workloads under every tick policy (scripts/trace-policies-table.py)
 python3 "$SRC/scripts/trace-policies-table.py" --recording "$D" --dir "$D/policies" \
   legacy got_tick force_retain loehle tglx_avg periodic > "$T/policies.md"
