@@ -104,6 +104,9 @@ inline constexpr std::uint32_t PWR_EVENT_EXIT = 0xffffffffu;
 #define VTICK_EV_clockevent_write(F) \
   F(const char*, reg, "TSC_DEADLINE, LVTT, CNTV_CVAL_EL0, CNTV_CTL_EL0") \
   F(std::int64_t, value, "the value written: a deadline in ns, or the enable bit")
+#define VTICK_EV_write_msr(F) \
+  F(std::int64_t, msr, "the MSR: 0x6e0 IA32_TSC_DEADLINE, 0x830 the x2APIC ICR, 0x832 its LVTT") \
+  F(std::int64_t, value, "the value written: the deadline in ns, the ICR's destination << 32 | vector, the LVTT's mask bit")
 #define VTICK_EV_ipi_send_cpu(F) \
   F(int, dest_cpu, "the target vCPU") \
   F(IrqVector, vector, "the IPI's vector") \
@@ -184,6 +187,7 @@ inline constexpr std::uint32_t PWR_EVENT_EXIT = 0xffffffffu;
   X(HrtimerStart, hrtimer_start, "timer:hrtimer_start") \
   X(HrtimerExpireEntry, hrtimer_expire_entry, "timer:hrtimer_expire_entry") \
   X(ClockeventWrite, clockevent_write, "the clockevent driver writes a timer register") \
+  X(WriteMsr, write_msr, "msr:write_msr, x86: traced once the WRMSR returns (do_trace_write_msr()), its exit included; the TSC deadline and the x2APIC ICR and LVTT writes") \
   X(IpiSendCpu, ipi_send_cpu, "ipi:ipi_send_cpu, cpu: the sender") \
   X(KvmVcpuState, kvm_vcpu_state, "the vCPU thread's state changes (KvmVcpu::set_state)") \
   X(KvmExit, kvm_exit, "kvm:kvm_exit") \

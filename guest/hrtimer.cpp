@@ -34,12 +34,16 @@ void ClockEventDevice::write_deadline(sim_ns t) {
   ++stats_.deadline_writes;
   if (tracing()) trace::clockevent_write(now(), cpu(), isa_ == Isa::X86_64 ? "TSC_DEADLINE" : "CNTV_CVAL_EL0", t);
   hw_->timer_write_deadline(t);
+  // lapic_next_deadline(): wrmsrq(MSR_IA32_TSC_DEADLINE), traced after it returns
+  if (isa_ == Isa::X86_64 && tracing()) trace::write_msr(now(), cpu(), 0x6e0, t);
 }
 
 void ClockEventDevice::write_control(bool en) {
   ++stats_.control_writes;
   if (tracing()) trace::clockevent_write(now(), cpu(), isa_ == Isa::X86_64 ? "LVTT" : "CNTV_CTL_EL0", en);
   hw_->timer_write_control(en);
+  // x2APIC: the LVTT is MSR 0x832 (apic_write() -> native_apic_msr_write())
+  if (isa_ == Isa::X86_64 && tracing()) trace::write_msr(now(), cpu(), 0x832, en ? 0 : 0x10000);  // APIC_LVT_MASKED
 }
 
 // clockevents_switch_state() between ONESHOT and ONESHOT_STOPPED.

@@ -67,6 +67,7 @@ class GuestCpu final : public GuestIrqSink {
   // IPIs to another CPU (guest/smp.cpp): RES, or CAL unless the target polls
   void smp_send_reschedule(GuestCpu& target);
   bool send_call_function_single_ipi(GuestCpu& target, const char* callsite);
+  void trace_icr_write(const GuestCpu& target, int vector);  // x86: the ICR write's write_msr
   void update_curr();  // account the running task's time (vruntime, runtime)
   void enter_state(GuestCpuState s) {
     sim_ns t = now();

@@ -628,15 +628,15 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
     case EventId::ClockeventWrite: {
       const auto& f = e.clockevent_write;
       instant(tick_track(v), t, seq, "clockevent_write", "timer.clockevent", {{"register", 0, f.reg ? f.reg : "?"}, {"value", f.value}});
-      // lapic_next_deadline(): wrmsrq(MSR_IA32_TSC_DEADLINE) traces write_msr (0x6e0); the
-      // LVTT write is an x2APIC MSR on real guests too, left out (vtick's LVTT is not one)
-      if (x86 && f.reg && std::strcmp(f.reg, "TSC_DEADLINE") == 0)
-        if (FtraceEvent* r = guest_event(v, t, seq, Tp::WriteMsr, TRACE_FLAG_IRQS_OFF, 1)) {
-          r->v[0] = 0x6e0;  // MSR_IA32_TSC_DEADLINE
-          r->v[1] = static_cast<std::int64_t>(f.value);
-        }
       break;
     }
+    case EventId::WriteMsr:
+      // after the WRMSR returns, as do_trace_write_msr()
+      if (FtraceEvent* r = guest_event(v, t, seq, Tp::WriteMsr, TRACE_FLAG_IRQS_OFF, 1)) {
+        r->v[0] = e.write_msr.msr;
+        r->v[1] = e.write_msr.value;
+      }
+      break;
     case EventId::IpiSendCpu: {
       IrqVector vec = e.ipi_send_cpu.vector;
       instant(vcpu_track(v), t, seq, "ipi_send_cpu", "guest.ipi_send",

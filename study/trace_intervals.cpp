@@ -26,6 +26,8 @@ struct Pairing {
     std::uint64_t idle_entry = 0;   // cpu_idle entry not yet exited (0: none)
     bool halted = false;            // this idle episode has had a cpu_idle entry
     std::uint64_t ipi_sent[2] = {0, 0};  // earliest unanswered send: CAL, RES
+    int last_kind = -1;             // the CPU's previous record, for the WRMSR intervals
+    std::uint64_t last_ts = 0;
   };
   std::map<int, Cpu> cpu;
   struct Waking {
@@ -141,10 +143,22 @@ struct Pairing {
         char name[40];
         std::snprintf(name, sizeof name, "msr_write.0x%llx", static_cast<unsigned long long>(r.a));
         count(name);
+        // write_msr is traced after the WRMSR returns: from the tracepoint just before it on
+        // the CPU, the write and its exit. The TSC deadline follows hrtimer_start when the
+        // timer is the first (hrtimer_reprogram()), or tick_stop when the stopped tick is
+        // cancelled (the next timer programmed); the ICR follows ipi_send_cpu
+        // (send_call_function_single_ipi(), smp_send_reschedule()).
+        if (r.a == 0x6e0 && (c.last_kind == VTK_HRTIMER_START || c.last_kind == VTK_TICK_STOP))
+          sample("wrmsr.tsc_deadline", c.last_ts, r.ts);
+        if (r.a == 0x830 && c.last_kind == VTK_IPI_SEND_CPU) sample("wrmsr.icr", c.last_ts, r.ts);
         break;
       }
       default:
         break;
+    }
+    if (r.kind != VTK_OTHER) {  // print records (vtick's timeline marks) sit between them
+      c.last_kind = r.kind;
+      c.last_ts = r.ts;
     }
   }
 
@@ -243,7 +257,8 @@ std::string v6_layout_error(const std::string& path) {
 
 const std::vector<std::string>& trace_interval_names() {
   static const std::vector<std::string> n = {"pre_hlt_window",   "wake_to_run.same_cpu", "wake_to_run.other_cpu",
-                                             "ipi_to_entry.CAL", "ipi_to_entry.RES",     "cpu_idle_residency"};
+                                             "ipi_to_entry.CAL", "ipi_to_entry.RES",     "cpu_idle_residency",
+                                             "wrmsr.tsc_deadline", "wrmsr.icr"};
   return n;
 }
 

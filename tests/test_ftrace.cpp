@@ -238,7 +238,8 @@ TEST_CASE("ftrace: KVM, timer and scheduler events are the kernel's tracepoints 
       {"tick_stop", std::regex(R"(success=[01] dependency=(NONE|POSIX_TIMER|SCHED))")},
       {"sched_wakeup", std::regex(R"(comm=worker pid=2 prio=120 target_cpu=001)")},
       {"sched_waking", std::regex(R"(comm=worker pid=2 prio=120 target_cpu=001)")},
-      {"write_msr", std::regex(R"(6e0, value [0-9a-f]+)")},
+      // TSC deadline; x2APIC ICR (destination << 32 | CALL_FUNCTION_SINGLE or RESCHEDULE); LVTT
+      {"write_msr", std::regex(R"(6e0, value [0-9a-f]+|830, value 1000000f[bd]|832, value (0|10000))")},
       {"ipi_send_cpu", std::regex(R"(cpu=1 callsite=(resched_curr\+0x0/0x100 callback=0x0|(ttwu_queue_wakelist|generic_exec_single)\+0x0/0x100 callback=generic_smp_call_function_single_interrupt\+0x0/0x100))")},
       {"call_function_single_entry", std::regex(R"(vector=251)")},
       {"local_timer_entry", std::regex(R"(vector=236)")},
@@ -274,7 +275,10 @@ TEST_CASE("ftrace: KVM, timer and scheduler events are the kernel's tracepoints 
   CHECK(seen["ipi_send_cpu"] == both(m, "exits.ipi"));
   CHECK(seen["sched_wakeup"] == metric(m, "sched.wakeups_local") + metric(m, "sched.wakeups_remote"));
   CHECK(seen["sched_waking"] == seen["sched_wakeup"]);  // each try_to_wake_up() activates its task in this run
-  CHECK(seen["write_msr"] == both(m, "exits.msr_tsc_deadline"));  // each TSC-deadline write exits
+  // each TSC-deadline, ICR and LVTT write exits
+  CHECK(count(v, "write_msr", "6e0,") == both(m, "exits.msr_tsc_deadline"));
+  CHECK(count(v, "write_msr", "830,") == both(m, "exits.ipi"));
+  CHECK(count(v, "write_msr", "832,") == both(m, "exits.apic_lvtt"));
 }
 
 TEST_CASE("ftrace: host and guest PIDs are disjoint, no PID is two tasks, comms are cut to 15 characters") {

@@ -86,6 +86,37 @@ TEST_CASE("trace-compare: the rows of vtick's own trace count what the model cou
   CHECK((idle0 > 0 && idle0 < 1));
 }
 
+TEST_CASE("trace-compare: the WRMSR intervals are the write and its exit as KVM charged them") {
+  // two vCPUs on two cores (no SMT sibling to slow a thread), Skylake-SP's declared costs:
+  // an exit 600 ns, the TSC-deadline fastpath 400, the ICR write 1000, and the MDS buffer
+  // clear on every entry 300 (Skylake-SP is MDS-affected)
+  std::string scen = test::temp_path("tc-wrmsr.toml"), dat = test::temp_path("tc-wrmsr.dat"), j = test::temp_path("tc-wrmsr.json");
+  write(scen, "[platform]\nshape = \"generic\"\narch = \"skylake-sp\"\ncores = 2\nthreads_per_core = 1\n[guest]\nhz = 1000\n"
+              "cpuidle_driver = \"none\"\ntick_policy = \"legacy\"\n[workload]\nkind = \"pingpong\"\nwork = \"50us\"\n"
+              "[run]\nduration = \"50ms\"\nseed = 1\n");
+  auto res = test::run_cli("run " + scen + " --quiet --json " + j + " --trace-dat " + dat);
+  INFO(res.output);
+  REQUIRE(res.status == 0);
+  json m = json::parse(test::read_file(j));
+  std::string out = test::temp_path("tc-wrmsr-out.json"), guest = test::temp_path("tc-wrmsr-vm0.dat");
+  auto c = test::run_cli("trace-compare " + guest + " " + guest + " --json " + out);
+  INFO(c.output);
+  REQUIRE(c.status == 0);
+  json t = json::parse(test::read_file(out));
+  for (const char* q : {"p10", "p50", "p90"}) {
+    CHECK(row(t, "wrmsr.tsc_deadline", q, "sim") == Approx(0.600 + 0.400 + 0.300));
+    CHECK(row(t, "wrmsr.icr", q, "sim") == Approx(0.600 + 1.000 + 0.300));
+  }
+  // every ICR write is an IPI exit, and each follows its ipi_send_cpu
+  double s = t["sim"]["seconds"].get<double>();
+  long long icr = std::llround(row(t, "msr_write.0x830", "rate", "sim") * s);
+  CHECK(icr == static_cast<long long>(both(m, "exits.ipi")));
+  CHECK(std::llround(row(t, "wrmsr.icr", "rate", "sim") * s) == icr);
+  CHECK(std::llround(row(t, "msr_write.0x6e0", "rate", "sim") * s) == static_cast<long long>(both(m, "exits.msr_tsc_deadline")));
+  CHECK(std::llround(row(t, "msr_write.0x832", "rate", "sim") * s) == static_cast<long long>(both(m, "exits.apic_lvtt")));
+  CHECK(row(t, "wrmsr.tsc_deadline", "rate", "sim") > 0);
+}
+
 TEST_CASE("trace-compare: a bands file passes, a planted out-of-band row exits 1 naming it, a row 0 on both sides meets its band") {
   const Run& r = run();
   std::string ok = test::temp_path("bands-ok.toml"), bad = test::temp_path("bands-bad.toml");
