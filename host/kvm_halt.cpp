@@ -63,13 +63,13 @@ void update_halt_poll_stats(KvmHaltStats& st, sim_ns poll_ns, bool success) {
 namespace vtick {
 
 // kvm_vcpu_kick(): the waker's side. A running target gets the notification (posted-
-// interrupt IPI, arm64 kick); a blocked one is woken by it (the wake-up vector, whose
-// handler kvm_vcpu_wake_up() runs on the target's hardware thread); a target in a poll
-// sees it. The target's actor takes each in the order of arrival.
+// interrupt IPI, arm64 kick); a blocked one is woken by it (kvm_vcpu_wake_up(), whose
+// cost the waker pays: KvmVcpu::send_ipi()); a target in a poll sees it. The target's
+// actor takes each in the order of arrival.
 void KvmVcpu::kvm_vcpu_kick() { bell_.ring(); }
 
 // kvm_vcpu_wake_up(): rcuwait_wake_up() of the blocked vCPU thread (halt_wakeup), by the
-// sw hrtimer (apic_timer_fn / kvm_bg_timer_expire) or an interrupt's wake-up vector.
+// sw hrtimer (apic_timer_fn / kvm_bg_timer_expire) or an interrupt's sender (send_ipi()).
 void KvmVcpu::kvm_vcpu_wake_up(bool by_timer) {
   ++st_.halt.halt_wakeup;
   ++(by_timer ? st_.timer_wakeups : st_.ipi_wakeups);
@@ -114,6 +114,9 @@ bool KvmVcpu::kvm_vcpu_block(sim_ns& pending) {
   steal_ns_ += hs.wait_until_running(thread_);  // run_delay: runnable until switched in
   timer_->vcpu_unblocking();                    // kvm_arch_vcpu_unblocking()
   pending = c.vcpu_wakeup_ns;  // vcpu_load, hv timer switch: done on the way into the guest
+  // the host timer's callback (apic_timer_fn / kvm_bg_timer_expire) wakes the thread from
+  // this CPU's interrupt: its try_to_wake_up() comes first (an IPI's sender paid for it)
+  if (by_timer) pending += c.vcpu_kick_wakeup_ns;
   // [not upstream] host/not_upstream.hpp: the amplifier
   if (by_timer) pending += vm_.not_upstream().timer_wakeup_cost(st_.amplified_wakeups, st_.amplifier_ns);
   return true;

@@ -56,7 +56,8 @@ struct ExitStats {
     "stat.halt_exits (x86); arm64 counts the same WFI exits in stat.wfi_exit_stat (both names there)")             \
   C(std::uint64_t, blocks, "host.blocks", "count", Counter, "kvm_vcpu_block() calls that scheduled out")          \
   C(std::uint64_t, timer_wakeups, "host.timer_wakeups", "count", Counter, "blocked vCPUs woken by the guest's timer (sw hrtimer / bg_timer)") \
-  C(std::uint64_t, ipi_wakeups, "host.ipi_wakeups", "count", Counter, "blocked vCPUs woken by an interrupt (posted-interrupt wake-up vector)") \
+  C(std::uint64_t, ipi_wakeups, "host.ipi_wakeups", "count", Counter, "blocked vCPUs woken by an interrupt (an IPI or a device's)") \
+  C(std::uint64_t, kick_wakeups, "host.kick_wakeups", "count", Counter, "IPIs whose sender woke the blocked target in its exit (kvm_vcpu_wake_up(), vcpu_kick_wakeup_ns)") \
   C(std::uint64_t, posted_irqs, "host.posted_irqs", "count", Counter, "interrupts posted while in guest mode (no exit)") \
   C(std::uint64_t, irqs_while_preempted, "host.irqs_while_preempted", "count", Counter,                            \
     "IPIs and device interrupts that arrived while the vCPU thread was preempted (SN: no notification)")           \

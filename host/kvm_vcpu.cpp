@@ -340,14 +340,24 @@ void KvmVcpu::timer_write_control(bool enabled) {
 }
 
 // x2APIC ICR write / ICC_SGI1R_EL1: the sender exits, KVM posts the interrupt to the
-// target (kvm_apic_send_ipi -> __apic_accept_irq / vgic_v3_dispatch_sgi -> kick).
+// target (kvm_apic_send_ipi -> __apic_accept_irq / vgic_v3_dispatch_sgi -> kick). A
+// target that is not in guest mode and has blocked is woken by the sender, in this exit:
+// vmx_deliver_posted_interrupt() -> kvm_vcpu_trigger_posted_interrupt() ->
+// kvm_vcpu_wake_up() (kvm_vcpu_kick() on SVM and arm64), the host's try_to_wake_up() of
+// its thread; its hardware thread starts waking only then.
 void KvmVcpu::send_ipi(int dest_cpu, IrqVector v) {
   const ArchCosts& c = vm_.costs();
   ++st_.exits.ipi;
   kvm_exit(ExitReason::Ipi);
+  KvmVcpu& target = vm_.vcpu(dest_cpu);
+  sim_ns handling = c.ipi_send_ns;
+  if (target.time_.current() == VcpuState::Blocked) {
+    handling += c.vcpu_kick_wakeup_ns;
+    ++st_.kick_wakeups;
+  }
   // posted by the exit handler: it reaches the target after the handling and delivery
-  vm_.vcpu(dest_cpu).kvm_apic_accept_irq(v, now() + c.vmexit_ns + c.ipi_send_ns + c.ipi_deliver_ns);
-  enter_guest(c.vmexit_ns + c.ipi_send_ns);
+  target.kvm_apic_accept_irq(v, now() + c.vmexit_ns + handling + c.ipi_deliver_ns);
+  enter_guest(c.vmexit_ns + handling);
 }
 
 void KvmVcpu::write_poll_control(bool host_poll_allowed) {

@@ -62,7 +62,7 @@ class KvmVcpu final : public VirtualCpu {
 
   // The waker's side (host/kvm_halt.cpp): an interrupt made pending for this vCPU
   // (__apic_accept_irq / vgic_v3_dispatch_sgi) and the notification that follows it
-  // (kvm_vcpu_kick(): posted-interrupt IPI, kick or wake-up vector) reaching its hardware
+  // (kvm_vcpu_kick(): posted-interrupt IPI, kick, or the sender's kvm_vcpu_wake_up()) reaching its hardware
   // thread at `at`.
   void kvm_apic_accept_irq(IrqVector v, sim_ns at);
   void kvm_vcpu_kick();

@@ -70,6 +70,10 @@ inline const char* cstate_name(HostCState s) { return enum_name(s); }
     Def(1500).on("milan", 1500, 500, 10000, "[EST] " HALT_POLL_RST).on("altra", 1500, 500, 10000, "[EST] " HALT_POLL_RST),      \
     500, 10000, "ns", "[EST] half of the scheduler round trip; " HALT_POLL_RST,                                              \
     "vCPU thread wake-up: handler, schedule() in, vcpu_load")                                                \
+  P(sim_ns, vcpu_kick_wakeup_ns, ".vcpu_kick_wakeup_ns", Float,                                                               \
+    Def(500).on("milan", 500, 200, 10000, "[EST] as skylake-sp").on("altra", 500, 200, 10000, "[EST] as skylake-sp"),          \
+    200, 10000, "ns", "[EST] a remote try_to_wake_up(): select_task_rq, enqueue, the host's wake-up IPI; " HALT_POLL_RST "; range: an ICR write exit to a halted vCPU takes 8.8-12.9 us p50 in this project's Intel guest (docs/validation.md, trace-compare's wrmsr.icr)", \
+    "kvm_vcpu_wake_up() of a blocked vCPU thread (rcuwait_wake_up, the host's try_to_wake_up), run by the waker: the IPI sender inside its exit (vmx kvm_vcpu_trigger_posted_interrupt() off guest mode, kvm_vcpu_kick()), the host timer's callback on the vCPU's CPU") \
   P(sim_ns, halt_resume_ns, ".halt_resume_ns", Float,                                                                         \
     Def(400).on("milan", 400, 100, 3000, "[EST] SVM has no preemption timer to switch back to: kvm_vcpu_halt()'s tail and the injection on entry")                                                              \
         .on("altra", 1500, 300, 5000, ARM_HALTPOLL ": a trapped-WFI wake costs ~3.3 us more than a polling guest's, ~1.3 of it the sender's SGI trap; the rest is kvm_vcpu_wfi()'s kvm_vgic_load() and kvm_vgic_flush_hwstate() before entry"), \

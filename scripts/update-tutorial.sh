@@ -19,4 +19,4 @@ done
 "$VTICK" timeline "$tmp/got_tick.json" --svg "$OUT/tutorial-got_tick-idle-entry.svg" --window 795us:830us
 "$VTICK" timeline "$tmp/legacy.json" --svg "$OUT/tutorial-legacy-wakeup.svg" --window 700us:730us
 "$VTICK" timeline "$tmp/got_tick.json" --svg "$OUT/tutorial-got_tick-wakeup.svg" --window 700us:730us
-"$VTICK" timeline "$tmp/got_tick.json" --svg "$OUT/tutorial-got_tick-tick.svg" --window 5980us:6040us
+"$VTICK" timeline "$tmp/got_tick.json" --svg "$OUT/tutorial-got_tick-tick.svg" --window 7990us:8040us

@@ -89,7 +89,7 @@ TEST_CASE("trace-compare: the rows of vtick's own trace count what the model cou
 TEST_CASE("trace-compare: the WRMSR intervals are the write and its exit as KVM charged them") {
   // two vCPUs on two cores (no SMT sibling to slow a thread), Skylake-SP's declared costs:
   // an exit 600 ns, the TSC-deadline fastpath 400, the ICR write 1000, and the MDS buffer
-  // clear on every entry 300 (Skylake-SP is MDS-affected)
+  // clear on every entry 300 (Skylake-SP is MDS-affected); KVM halt polling at its default
   std::string scen = test::temp_path("tc-wrmsr.toml"), dat = test::temp_path("tc-wrmsr.dat"), j = test::temp_path("tc-wrmsr.json");
   write(scen, "[platform]\nshape = \"generic\"\narch = \"skylake-sp\"\ncores = 2\nthreads_per_core = 1\n[guest]\nhz = 1000\n"
               "cpuidle_driver = \"none\"\ntick_policy = \"legacy\"\n[workload]\nkind = \"pingpong\"\nwork = \"50us\"\n"
@@ -103,10 +103,10 @@ TEST_CASE("trace-compare: the WRMSR intervals are the write and its exit as KVM 
   INFO(c.output);
   REQUIRE(c.status == 0);
   json t = json::parse(test::read_file(out));
-  for (const char* q : {"p10", "p50", "p90"}) {
-    CHECK(row(t, "wrmsr.tsc_deadline", q, "sim") == Approx(0.600 + 0.400 + 0.300));
-    CHECK(row(t, "wrmsr.icr", q, "sim") == Approx(0.600 + 1.000 + 0.300));
-  }
+  for (const char* q : {"p10", "p50", "p90"}) CHECK(row(t, "wrmsr.tsc_deadline", q, "sim") == Approx(0.600 + 0.400 + 0.300));
+  // to a target that polls (KVM halt polling): the write alone; to a blocked one the
+  // sender also wakes it (the next test)
+  CHECK(row(t, "wrmsr.icr", "p10", "sim") == Approx(0.600 + 1.000 + 0.300));
   // every ICR write is an IPI exit, and each follows its ipi_send_cpu
   double s = t["sim"]["seconds"].get<double>();
   long long icr = std::llround(row(t, "msr_write.0x830", "rate", "sim") * s);
@@ -115,6 +115,35 @@ TEST_CASE("trace-compare: the WRMSR intervals are the write and its exit as KVM 
   CHECK(std::llround(row(t, "msr_write.0x6e0", "rate", "sim") * s) == static_cast<long long>(both(m, "exits.msr_tsc_deadline")));
   CHECK(std::llround(row(t, "msr_write.0x832", "rate", "sim") * s) == static_cast<long long>(both(m, "exits.apic_lvtt")));
   CHECK(row(t, "wrmsr.tsc_deadline", "rate", "sim") > 0);
+}
+
+TEST_CASE("the IPI sender's exit wakes a blocked target (kvm_vcpu_wake_up()), not a polling one") {
+  // as above; KVM halt polling off: nearly every woken vCPU has blocked, so the ICR exit
+  // carries the host's wake-up of its thread (vcpu_kick_wakeup_ns 500); with polling on,
+  // a polling target is not woken and its sender pays no wake-up
+  auto icr = [](const std::string& tag, const std::string& halt_poll) {
+    std::string scen = test::temp_path("kick-" + tag + ".toml"), j = test::temp_path("kick-" + tag + ".json"),
+                dat = test::temp_path("kick-" + tag + ".dat"), out = test::temp_path("kick-" + tag + "-out.json");
+    write(scen, "[platform]\nshape = \"generic\"\narch = \"skylake-sp\"\ncores = 2\nthreads_per_core = 1\n[host.kvm]\n"
+                "halt_poll_ns = " + halt_poll + "\n[guest]\nhz = 1000\ncpuidle_driver = \"none\"\ntick_policy = \"legacy\"\n"
+                "[workload]\nkind = \"pingpong\"\nwork = \"50us\"\n[run]\nduration = \"50ms\"\nseed = 1\n");
+    auto res = test::run_cli("run " + scen + " --quiet --json " + j + " --trace-dat " + dat);
+    INFO(res.output);
+    REQUIRE(res.status == 0);
+    auto c = test::run_cli("trace-compare " + test::temp_path("kick-" + tag + "-vm0.dat") + " " +
+                           test::temp_path("kick-" + tag + "-vm0.dat") + " --json " + out);
+    REQUIRE(c.status == 0);
+    return std::make_pair(json::parse(test::read_file(out)), json::parse(test::read_file(j)));
+  };
+  auto [blocked, mb] = icr("blocked", "0");
+  for (const char* q : {"p10", "p90"}) CHECK(row(blocked, "wrmsr.icr", q, "sim") == Approx(0.600 + 1.000 + 0.500 + 0.300));
+  // each blocked vCPU an IPI woke had its sender pay for the wake-up, and no other
+  CHECK(both(mb, "host.kick_wakeups") == both(mb, "host.ipi_wakeups"));
+  CHECK(both(mb, "host.kick_wakeups") > 0.9 * static_cast<double>(both(mb, "exits.ipi")));
+  auto [polling, mp] = icr("polling", "200000");
+  CHECK(row(polling, "wrmsr.icr", "p10", "sim") == Approx(0.600 + 1.000 + 0.300));
+  CHECK(both(mp, "host.kick_wakeups") == both(mp, "host.ipi_wakeups"));
+  CHECK(both(mp, "host.kick_wakeups") < both(mp, "exits.ipi"));
 }
 
 TEST_CASE("trace-compare: a bands file passes, a planted out-of-band row exits 1 naming it, a row 0 on both sides meets its band") {
