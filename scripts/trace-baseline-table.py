@@ -95,6 +95,8 @@ def main():
         rev = open(rev_path).read().strip() if os.path.exists(rev_path) else 'unknown'
         md[0] += (' Rerun on vtick %s (`--real-from`): the real rows are the kept trace-compare outputs of '
                   'the recording above, the model side is that revision\'s.' % rev)
+    elif os.path.exists(rev_path):
+        md[0] += ' vtick %s.' % open(rev_path).read().strip()
     misses = []  # (severity, workload, row, statistic, ratio, within)
     summary_rows = []
     for name in a.names:

@@ -9,11 +9,11 @@ SRC=$1
 D=$SRC/docs/real-guest/trace-2026-12-06
 NAMES="sb-n2-l1 sb-n2-l8 sb-n4-l8 pipe-pinned pipe-free hackbench idle"
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-check() {  # marker, out dir, extra options
-  marker=$1; out=$2; shift 2
+check() {  # marker, recording dir, out dir, extra options
+  marker=$1; rec=$2; out=$3; shift 3
   mkdir -p "$T/$marker"
   # shellcheck disable=SC2086
-  python3 "$SRC/scripts/trace-baseline-table.py" --recording "$D" --out "$out" --to "$T/$marker" \
+  python3 "$SRC/scripts/trace-baseline-table.py" --recording "$rec" --out "$out" --to "$T/$marker" \
     --bands "$SRC/validation/trace/bands.toml" "$@" $NAMES
   sed -n "/<!-- $marker: begin -->/,/<!-- $marker: end -->/p" "$SRC/docs/validation.md" | sed '1,2d;$d' > "$T/$marker/doc.md"
   if ! cmp -s "$T/$marker/doc.md" "$T/$marker/baseline.md"; then
@@ -22,9 +22,11 @@ check() {  # marker, out dir, extra options
     exit 1
   fi
 }
-check trace-baseline "$D"
-check trace-baseline-legacy "$D/legacy" --summary-only
-check trace-baseline-now "$D/now" --summary-only
+check trace-baseline "$D" "$D"
+check trace-baseline-legacy "$D" "$D/legacy" --summary-only
+check trace-baseline-now "$D" "$D/now" --summary-only
+B=$SRC/docs/real-guest/trace-2026-12-06b  # the second machine
+check trace-baseline-b "$B" "$B" --summary-only
 # the sysbench threads workloads under every tick policy (scripts/trace-policies-table.py)
 python3 "$SRC/scripts/trace-policies-table.py" --recording "$D" --dir "$D/policies" \
   legacy got_tick force_retain loehle tglx_avg periodic > "$T/policies.md"
