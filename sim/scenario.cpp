@@ -405,6 +405,19 @@ void resolve_workload(Scenario& sc, const Values& v, const Input& in) {
   cpu_key("cpu_a");
   cpu_key("cpu_b");
   cpu_key("cpu");
+  cpu_key("disturber_cpu");
+  // an affinity naming no vCPU: sched_setaffinity() fails with EINVAL (taskset refuses it)
+  if (w.v.count("cpus_mask")) {
+    auto mask = static_cast<std::uint64_t>(w.get("cpus_mask"));
+    std::uint64_t vcpu_mask = sc.vcpus >= 64 ? ~0ULL : (1ULL << sc.vcpus) - 1;
+    if (mask && !(mask & vcpu_mask))
+    {
+      std::ostringstream o;
+      o << "workload.cpus_mask = " << v.at("workload.cpus_mask").text << ": names no vCPU of this " << sc.vcpus
+        << "-vCPU guest; allowed a mask with a bit in 0x" << std::hex << vcpu_mask << " (0: all vCPUs)";
+      fail(v.where("workload.cpus_mask"), o.str());
+    }
+  }
   if (w.kind == WorkloadKindId::Pingpong && w.geti("cpu_a") == w.geti("cpu_b"))
     fail(v.where("workload.cpu_b"), "workload.cpu_b = " + std::to_string(w.geti("cpu_b")) + ": must differ from workload.cpu_a");
   if (w.kind == WorkloadKindId::NohzFullTest && !((sc.guest.nohz_full >> w.geti("cpu")) & 1ULL))

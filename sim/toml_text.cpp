@@ -122,6 +122,8 @@ toml::table parse_toml_file(const std::string& path) {
   std::ostringstream ss;
   ss << f.rdbuf();
   std::string text = ss.str();
+  // a UTF-8 byte order mark: editors write one, and it is no part of the TOML
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
   int line = 0, col = 0;
   const char* why = nullptr;
   if (!toml_ascii_outside_strings(text, line, col, &why))

@@ -212,7 +212,9 @@ int run_corpus(const std::string& dir, std::size_t at_least) {
     std::string command, says;
     std::vector<std::string> setup, after;
     int exit = -1;
-    std::istringstream in(test::read_file(path));
+    std::string text = test::read_file(path);
+    if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a case may start with a UTF-8 BOM
+    std::istringstream in(text);
     for (std::string line; std::getline(in, line) && line.rfind("# ", 0) == 0;) {
       auto field = [&](const char* name, std::string& into) {
         std::string h = std::string("# ") + name + ": ";
