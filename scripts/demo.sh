@@ -13,7 +13,7 @@ for s in standard2.1-oltp:"VM.Standard2.1 (x86, 1 core / 2 hyperthreads, HZ=1000
          a1.flex.2-oltp:"VM.Standard.A1.Flex.2 (arm64, 2 cores, HZ=250)":"1286 -> 1152 (-10.4%)"; do
   IFS=: read -r file shape reported <<<"$s"
   echo
-  echo "=== $shape: reported got_tick vs legacy: $reported  (9 runs, ~20 s)"
+  echo "=== $shape: reported got_tick vs legacy: $reported  (9 runs)"
   "$V" compare "scenarios/oci/$file.toml" --policies legacy,got_tick,loehle --seeds 3 --set run.duration=5s --quiet
 done
 echo
