@@ -24,6 +24,41 @@ def die(msg):
     sys.exit(2)
 
 
+def load_reasons(path, recording, bands):
+    """The measured reasons for this recording's misses (validation/trace/reasons.toml)."""
+    out = {'rows': set(), 'list': []}
+    if not os.path.exists(path):
+        return out
+    try:
+        doc = tomllib.load(open(path, 'rb'))
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        die('%s: %s' % (path, e))
+    for k in doc:
+        if k != 'reason':
+            die('%s: unknown key %r (allowed: [[reason]] tables)' % (path, k))
+    keys = ('recording', 'workload', 'rows', 'measured', 'why')
+    for i, r in enumerate(doc.get('reason', [])):
+        where = '%s: reason %d' % (path, i + 1)
+        for k in r:
+            if k not in keys:
+                die('%s: unknown key %r (allowed: %s)' % (where, k, ', '.join(keys)))
+        for k in keys:
+            if k not in r:
+                die('%s: needs %r' % (where, k))
+        if not isinstance(r['rows'], list) or not r['rows'] or not all(isinstance(x, str) for x in r['rows']):
+            die('%s: rows must be a list of "INTERVAL STATISTIC" strings' % where)
+        for x in r['rows']:
+            parts = x.split(' ')
+            if len(parts) != 2 or tuple(parts) not in bands:
+                die('%s: row %r is not a band of the bands file ("INTERVAL STATISTIC")' % (where, x))
+        if r['recording'] != recording:
+            continue
+        out['list'].append(r)
+        for x in r['rows']:
+            out['rows'].add((r['workload'], x))
+    return out
+
+
 def real_throughput(name, out_text):
     """Untraced throughput of a recording, and its unit."""
     if name.startswith('sb-'):
@@ -65,6 +100,8 @@ def main():
     ap.add_argument('--to')
     ap.add_argument('--marker', default='trace-baseline')
     ap.add_argument('--summary-only', action='store_true')
+    ap.add_argument('--reasons', default=os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'validation',
+                                                       'trace', 'reasons.toml'))
     ap.add_argument('names', nargs='+')
     a = ap.parse_args()
     try:
@@ -72,6 +109,7 @@ def main():
     except (OSError, tomllib.TOMLDecodeError) as e:
         die('%s: %s' % (a.bands, e))
     bands = {(b['interval'], b['statistic']): b.get('within') for b in bands_doc.get('band', [])}
+    reasons = load_reasons(a.reasons, os.path.basename(os.path.normpath(a.recording)), bands)
     tp_within = bands_doc.get('throughput', {}).get('within')
     env = dict(l.split(': ', 1) for l in open(os.path.join(a.recording, 'env.txt')).read().splitlines() if ': ' in l)
     doc = {'environment': env, 'workloads': {}}
@@ -140,7 +178,8 @@ def main():
                 if not ok:
                     sev = math.inf if ratio in (None, 0) else abs(math.log(ratio)) / math.log(w)
                     misses.append((sev, name, row, stat, ratio, w))
-                    worst.append('%s %s %s' % (row, stat, fmt(ratio) if ratio is not None else 'none in vtick'))
+                    mark = ' †' if (name, row + ' ' + stat) in reasons['rows'] else ''
+                    worst.append('%s %s %s%s' % (row, stat, fmt(ratio) if ratio is not None else 'none in vtick', mark))
             unit_s = {'rate': '/s', 'share': '', 'p10': ' µs', 'p50': ' µs', 'p90': ' µs'}[stat]
             md.append('| %s | %s%s | %s | %s | %s | %s |' % (row, stat, unit_s, ' | '.join(fmt(x) for x in v['real']),
                                                          fmt(v['sim']), fmt(ratio), verdict))
@@ -178,6 +217,13 @@ def main():
         head.append('Furthest out of band (|log ratio| over log band, each row at its worst workload; none or 0 in '
                     'vtick first): ' +
                     '; '.join('%s %s (%s: %s, band %.3gx)' % (m[2], m[3], m[1], how(m), m[5]) for m in top[:3]) + '.')
+    if reasons['list']:
+        head.append('')
+        head.append('† measured reason (`%s`):' % os.path.relpath(a.reasons, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')))
+        head.append('')
+        for r in reasons['list']:
+            head.append('- %s (%s): %s. Why: %s.' % (r['workload'], ', '.join(r['rows']), r['measured'], r['why']))
+    doc['reasons'] = reasons['list']
     text = '\n'.join([md[0]] + head + ([] if a.summary_only else md[1:])) + '\n'
     to = a.to or a.out
     open(os.path.join(to, 'baseline.md'), 'w').write(text)

@@ -36,4 +36,15 @@ if ! cmp -s "$T/policies-doc.md" "$T/policies.md"; then
   diff "$T/policies.md" "$T/policies-doc.md" | head -20
   exit 1
 fi
+# a measured reason must name a band of the bands file: anything else is refused (exit 2)
+printf '[[reason]]\nrecording = "x"\nworkload = "idle"\nrows = ["halts p50"]\nmeasured = "m"\nwhy = "w"\n' > "$T/bad-reasons.toml"
+set +e
+python3 "$SRC/scripts/trace-baseline-table.py" --recording "$B" --out "$B" --to "$T" --reasons "$T/bad-reasons.toml" \
+  --bands "$SRC/validation/trace/bands.toml" --summary-only $NAMES 2> "$T/err"
+rc=$?
+set -e
+if [ "$rc" != 2 ] || ! grep -q "row 'halts p50' is not a band" "$T/err"; then
+  echo "a reason naming no band: exit $rc, $(cat "$T/err")"
+  exit 1
+fi
 echo ok
