@@ -49,8 +49,8 @@ def load_reasons(path, recording, bands):
             die('%s: rows must be a list of "INTERVAL STATISTIC" strings' % where)
         for x in r['rows']:
             parts = x.split(' ')
-            if len(parts) != 2 or tuple(parts) not in bands:
-                die('%s: row %r is not a band of the bands file ("INTERVAL STATISTIC")' % (where, x))
+            if x != 'throughput' and (len(parts) != 2 or tuple(parts) not in bands):
+                die('%s: row %r is not a band of the bands file ("INTERVAL STATISTIC", or throughput)' % (where, x))
         if r['recording'] != recording:
             continue
         out['list'].append(r)
@@ -195,7 +195,7 @@ def main():
             if not ok:
                 sev = math.inf if not tratio else abs(math.log(tratio)) / math.log(tp_within)
                 misses.append((sev, name, 'throughput', unit, tratio, tp_within))
-                worst.append('throughput %s' % fmt(tratio))
+                worst.append('throughput %s%s' % (fmt(tratio), ' †' if (name, 'throughput') in reasons['rows'] else ''))
         if unit:  # idle has none
             md.append('| throughput (untraced) | %s | %s | %s | %s | %s |' % (unit, ' | '.join(fmt(x) for x in tps),
                                                                          fmt(stp), fmt(tratio), tverdict))
