@@ -7,6 +7,7 @@
 #include <toml++/toml.h>
 
 #include "core/time.hpp"
+#include "sim/results.hpp"
 #include "sim/scenario.hpp"
 #include "sim/toml_text.hpp"
 
@@ -115,7 +116,12 @@ TargetConstraint read_constraint(const std::string& file, const toml::table& t, 
   const toml::node* within = t.get("within");
   if (!!band == !!within)
     fail(at(file, t), "[[constraint]] " + c.id + ": give band = [LO, HI] (% change) or within = X (|change| <= X %), one of them");
-  if (band) need_pair(file, *band, "band", c.lo, c.hi);
+  if (band) {
+    const toml::array* a = band->as_array();
+    if (a && std::any_of(a->begin(), a->end(), [](const toml::node& e) { return e.is_string(); }))
+      fail(at(file, *band), "band: [LO, HI], the change of the metric in percent, two numbers (not durations)");
+    need_pair(file, *band, "band", c.lo, c.hi);
+  }
   else {
     double x = 0;
     if (!number_of(*within, x) || x <= 0 || within->is_string()) fail(at(file, *within), "within: a positive number of percent");
@@ -252,7 +258,15 @@ ExplainTarget load_target(const std::string& path) {
   std::string dir = path.find('/') == std::string::npos ? "" : path.substr(0, path.rfind('/') + 1);
   allow_only(path, t, "a target file", {"title", "metric", "run", "constraint", "space", "departure", "budget"});
   if (const toml::node* n = t.get("title")) tg.title = need_string(path, *n, "title");
-  if (const toml::node* n = t.get("metric")) tg.metric = need_string(path, *n, "metric");
+  if (const toml::node* n = t.get("metric")) {
+    tg.metric = need_string(path, *n, "metric");
+    std::vector<std::string> keys = summary_keys();
+    if (std::find(keys.begin(), keys.end(), tg.metric) == keys.end()) {
+      std::string all;
+      for (const std::string& k : keys) all += (all.empty() ? "" : ", ") + k;
+      fail(at(path, *n), "metric: '" + tg.metric + "' is not a field of a run's summary (allowed: " + all + ")");
+    }
+  }
   const toml::array* runs = t.get("run") ? t.get("run")->as_array() : nullptr;
   if (!runs || !runs->is_array_of_tables() || runs->empty()) fail(path, "needs [[run]] tables (id, scenario, set)");
   if (runs->size() > kMaxTargetRuns)

@@ -19,6 +19,9 @@ struct Headline {
 };
 
 std::vector<Headline> headlines(const Scenario& sc, const RunResult& r);
+// Every key a run's summary may have (what headlines() gives when each optional row is
+// there): what a metric named in an input may be.
+std::vector<std::string> summary_keys();
 
 // The results document. Wall-clock fields (which differ run to run) are included
 // only with `timing`, so that the same scenario and seed give byte-identical files.
