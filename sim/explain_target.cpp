@@ -299,6 +299,30 @@ ExplainTarget load_target(const std::string& path) {
     if (!b->is_table()) fail(at(path, *b), "[budget]: a table of the --budget figures to override");
     read_budget(path, *b->as_table(), tg);
   }
+  // what the search's last stages would set, tried on every run now: a departure value the
+  // key's own range refuses, a budget duration the warm-up does not fit in
+  for (const TargetRun& run : tg.runs) {
+    for (const TargetDeparture& d : tg.departures)
+      for (const std::string& v : d.values) {
+        std::vector<std::string> sets = run.sets;
+        sets.push_back(d.key + "=" + v);
+        try {
+          load_scenario(run.scenario, sets);
+        } catch (const InputError& e) {
+          fail(d.where, "[departure]." + d.key + ": value " + v + " on [[run]] '" + run.id + "': " + e.what());
+        }
+      }
+    if (!tg.budget_duration.empty()) {
+      std::vector<std::string> sets = run.sets;
+      sets.push_back("run.duration=" + tg.budget_duration);
+      try {
+        load_scenario(run.scenario, sets);
+      } catch (const InputError& e) {
+        fail(at(path, *t.get("budget")->as_table()->get("duration")),
+             "[budget] duration = \"" + tg.budget_duration + "\" on [[run]] '" + run.id + "': " + e.what());
+      }
+    }
+  }
   return tg;
 }
 
