@@ -507,6 +507,30 @@ int cmd_explain(const ExplainOptions& o) {
     if (it == res.groups.end()) it = res.groups.insert(res.groups.end(), g);
     res.group_of.push_back(static_cast<int>(it - res.groups.begin()));
   }
+  {
+    // the plan's size before planning it: each point of each stage is run on every distinct
+    // (run, base or variant) of the constraints, with its seeds; the plan is held in memory
+    std::set<std::string> pairs;
+    for (const auto& c : target.constraints) {
+      pairs.insert(c.run + "\n" + c.key + "=" + c.base);
+      pairs.insert(c.run + "\n" + c.key + "=" + c.variant);
+    }
+    double departures = 0;
+    for (const auto& d : target.departures) departures += static_cast<double>(d.values.size());
+    const ExplainBudget& b = *budget;
+    double points = b.screen_seeds * (static_cast<double>(b.morris_r) * static_cast<double>(res.groups.size() + 1) + b.lhs_points +
+                                      static_cast<double>(b.starts) * b.evals_per_start) +
+                    b.confirm_seeds * (1.0 + b.best_sets + departures);
+    double runs = points * static_cast<double>(pairs.size());
+    constexpr double kMaxPlanRuns = 1e6;  // ~1 KB of plan a run: a plan past this would not fit a 2-core machine's memory
+    if (runs > kMaxPlanRuns) {
+      spdlog::error("{}: budget {} with its [budget] overrides plans about {:.3g} runs, more than {:.0f} (screen_seeds x (morris_r x "
+                    "{} factors + lhs_points + starts x evals_per_start) + confirm_seeds x (1 + best_sets + departures), each on "
+                    "{} run/policy pairs): lower lhs_points, starts, evals_per_start or the seeds",
+                    o.target, budget->name, runs, kMaxPlanRuns, res.groups.size() + 1, pairs.size());
+      return 2;
+    }
+  }
   if (!o.quiet)
     spdlog::info("explain: {} factors, {} constraints over {} runs, budget {} ({} per run, results in {})", space.factors.size(),
                  target.constraints.size(), target.runs.size(), budget->name, budget->duration, dir);
