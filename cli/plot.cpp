@@ -55,14 +55,21 @@ std::vector<std::string> split_csv(const std::string& line) {
   return out;
 }
 
-bool read_csv(const std::string& path, Csv& csv) {
+// false when the file cannot be read; `bad` names a row whose field count is not the
+// header's (a truncated or hand-edited file), "" otherwise
+bool read_csv(const std::string& path, Csv& csv, std::string& bad) {
   std::ifstream f(path);
   if (!f) return false;
   std::string line;
   if (!std::getline(f, line)) return false;
   csv.head = split_csv(line);
-  while (std::getline(f, line))
-    if (!line.empty()) csv.rows.push_back(split_csv(line));
+  for (int n = 2; std::getline(f, line); ++n) {
+    if (line.empty()) continue;
+    csv.rows.push_back(split_csv(line));
+    if (bad.empty() && csv.rows.back().size() != csv.head.size())
+      bad = path + ":" + std::to_string(n) + ": " + std::to_string(csv.rows.back().size()) + " fields where the header has " +
+            std::to_string(csv.head.size()) + " (a truncated or edited file: run the sweep again, or --resume it)";
+  }
   return true;
 }
 
@@ -301,15 +308,29 @@ int bad(const std::string& msg) {
 
 int cmd_plot(const PlotOptions& o) {
   Csv sum, del;
-  if (!read_csv(o.dir + "/summary.csv", sum) || sum.col("n") < 0)
+  std::string broken;
+  if (!read_csv(o.dir + "/summary.csv", sum, broken) || sum.col("n") < 0)
     return bad("cannot read " + o.dir + "/summary.csv (a vtick sweep --out directory)");
-  bool have_delta = read_csv(o.dir + "/delta.csv", del) && del.col("baseline") >= 0;
+  if (!broken.empty()) return bad(broken);
+  bool have_delta = read_csv(o.dir + "/delta.csv", del, broken) && del.col("baseline") >= 0;
+  if (have_delta && !broken.empty()) return bad(broken);
   Filter at;
   for (const auto& a : o.at) {
     auto eq = a.find('=');
     if (eq == std::string::npos || sum.col(a.substr(0, eq)) < 0 || sum.col(a.substr(0, eq)) >= sum.col("n"))
       return bad("--at " + a + ": expected KEY=VALUE with KEY a swept column of " + o.dir + "/summary.csv");
-    at[a.substr(0, eq)] = a.substr(eq + 1);
+    const std::string key = a.substr(0, eq), value = a.substr(eq + 1);
+    std::vector<std::string> values;
+    for (const auto& r : sum.rows) {
+      const std::string& v = sum.at(r, sum.col(key));
+      if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+    }
+    if (std::find(values.begin(), values.end(), value) == values.end()) {
+      std::string list;
+      for (const auto& v : values) list += (list.empty() ? "" : ", ") + v;
+      return bad("--at " + a + ": " + value + " is not a value of " + key + " in " + o.dir + "/summary.csv (its values: " + list + ")");
+    }
+    at[key] = value;
   }
   std::vector<std::string> counters;
   if (!o.counters.empty()) {

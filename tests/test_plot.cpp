@@ -118,3 +118,20 @@ TEST_CASE("vtick plot: a sweep of seeds alone has nothing to draw, exit 2") {
   CHECK(r.status == 2);
   CHECK(has(r.output, "nothing to draw"));
 }
+
+TEST_CASE("vtick plot: an --at value the sweep lacks, a truncated summary.csv or a short row exit 2 naming them (issue 37 item 6)") {
+  std::string dir = small_sweep("bad-at", "\"guest.hz\" = [250, 1000]\n");
+  auto r = test::run_cli("plot " + dir + " --at guest.hz=333");
+  INFO(r.output);
+  CHECK(r.status == 2);  // exit 0 before, the figures drawn at no value
+  CHECK(has(r.output, "--at guest.hz=333: 333 is not a value of guest.hz in " + dir + "/summary.csv (its values: 250, 1000)"));
+  // the summary cut in its second data row (file line 3), as a full disk or a kill leaves it
+  std::string full = test::read_file(dir + "/summary.csv");
+  std::size_t row1_end = full.find('\n', full.find('\n') + 1);
+  REQUIRE(row1_end + 41 < full.size());
+  std::ofstream(dir + "/summary.csv", std::ios::trunc) << full.substr(0, row1_end + 41);
+  r = test::run_cli("plot " + dir);
+  CHECK(r.status == 2);  // issue 37 saw exit 0 for a truncated summary or a short row
+  CHECK(has(r.output, dir + "/summary.csv:3: "));
+  CHECK(has(r.output, " fields where the header has "));
+}
