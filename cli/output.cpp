@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
@@ -98,6 +99,30 @@ void fault_point(const std::string& target) {
   if (any ? base.size() < name.size() - 1 || base.compare(base.size() - (name.size() - 1), name.size() - 1, name, 1) != 0 : base != name)
     return;
   if (++seen == n) raise(SIGKILL);
+}
+
+// A killed writer (SIGKILL, an OOM kill, a node lost under Slurm) leaves its temporary
+// file behind. Once this process has written `target`, the temporaries of it that a
+// process of this host no longer running left are removed; another host's are left alone
+// (its processes cannot be checked from here).
+void remove_stale_temps(const std::string& target) {
+  char host[256] = "host";
+  gethostname(host, sizeof host - 1);
+  std::size_t slash = target.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : target.substr(0, slash + 1);
+  std::string prefix = target.substr(slash == std::string::npos ? 0 : slash + 1) + ".tmp." + host + ".";
+  DIR* d = opendir(dir.c_str());
+  if (!d) return;
+  while (const dirent* e = readdir(d)) {
+    std::string name = e->d_name;
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    std::string pid_text = name.substr(prefix.size());
+    if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos || pid_text.size() > 9) continue;
+    pid_t pid = static_cast<pid_t>(std::atol(pid_text.c_str()));
+    if (pid == getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+    ::unlink((slash == std::string::npos ? name : dir + name).c_str());
+  }
+  closedir(d);
 }
 
 }  // namespace
@@ -204,6 +229,7 @@ bool OutputFile::commit() {
   if (!tmp_.empty()) {
     if (std::rename(tmp_.c_str(), target_.c_str()) != 0) return fail("cannot rename the temporary file " + tmp_ + " onto it", errno);
     tmp_.clear();
+    remove_stale_temps(target_);
   }
   return true;
 }

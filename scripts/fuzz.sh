@@ -15,7 +15,19 @@ SECS=${1:-60}
 B=${2:-build-fuzz}
 ROOT=$(pwd)
 CC=clang CXX=clang++ cmake -S . -B "$B" -DVTICK_FUZZ=ON -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$B" -j"$(nproc)" --target fuzz_scenario fuzz_set fuzz_duration fuzz_sweep fuzz_profile fuzz_target fuzz_run fuzz_bands >/dev/null
+TARGETS="fuzz_scenario fuzz_set fuzz_duration fuzz_sweep fuzz_profile fuzz_target fuzz_run fuzz_bands"
+# shellcheck disable=SC2086
+cmake --build "$B" -j"$(nproc)" --target $TARGETS >/dev/null
+# A link cut short (a killed build) leaves a binary newer than its inputs that make takes
+# as built: each target must start; one that does not is removed and linked again.
+for t in $TARGETS; do
+  if ! "$B/fuzz/$t" -help=1 >/dev/null 2>&1; then
+    echo "fuzz.sh: $B/fuzz/$t does not start (a cut link?): linking it again" >&2
+    rm -f "$B/fuzz/$t"
+    cmake --build "$B" -j"$(nproc)" --target "$t" >/dev/null
+    "$B/fuzz/$t" -help=1 >/dev/null 2>&1 || { echo "fuzz.sh: $B/fuzz/$t still does not start" >&2; exit 2; }
+  fi
+done
 mkdir -p "$B/crashes"
 seed() {  # seed TARGET FILE...: the corpus directory of TARGET with copies of FILE...
   d="$B/corpus/$1"; shift

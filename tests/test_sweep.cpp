@@ -353,9 +353,12 @@ TEST_CASE("a sweep killed while a run file or sweep.json is written resumes to t
     CHECK(r.status != 0);
     // the name was never half written: absent, not empty or cut short
     CHECK(access((cut + "/" + point).c_str(), F_OK) != 0);
+    const std::string temps = "find " + cut + " -name '*.tmp.*' | grep -q .";
+    CHECK(test::shell(temps).status == 0);  // the killed writer's temporary file is there
     r = test::run_cli("sweep " + file + " --out " + cut + " --resume");
     INFO(r.output);
     REQUIRE(r.status == 0);
+    CHECK(test::shell(temps).status != 0);  // and gone once the name is written (issue 37 item 7)
     if (name != "sweep.json") CHECK(r.output.find("1 to run") != std::string::npos);  // only the lost point again
     for (const char* t : {"/runs.csv", "/summary.csv", "/delta.csv"}) {
       INFO(t);
