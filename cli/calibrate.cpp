@@ -391,8 +391,16 @@ int calibrate(const CalibrateOptions& o, const Profile& p) {
     ev.fig_paths.push_back(ev.dir + "/f" + std::to_string(i) + ".toml");
     std::ofstream(ev.fig_paths.back()) << figure_run(base, ev.figs[i]).toml;
   }
-  Scenario check = load_scenario(ev.base_path, o.sets);  // the shape and the user's --set are valid
-  (void)check;
+  try {
+    Scenario check = load_scenario(ev.base_path, o.sets);  // the shape and the user's --set are valid
+    (void)check;
+  } catch (const InputError& e) {
+    // name the profile, not the temporary file the scenario was written to
+    std::string why = e.what();
+    if (why.rfind(ev.base_path, 0) == 0) why = "the scenario written from it" + why.substr(ev.base_path.size());
+    std::filesystem::remove_all(tmpl);
+    throw InputError(p.path + ": " + why);
+  }
   if (!o.scenarios_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(o.scenarios_dir, ec);

@@ -2,6 +2,7 @@
 // as vtick scenarios: the same two tasks on vCPUs 0 and 1, the same gaps, sleeps, slack.
 #include "core/parse_num.hpp"
 #include "sim/probe_profile.hpp"
+#include "sim/toml_text.hpp"
 
 #include <cmath>
 #include <fstream>
@@ -63,8 +64,12 @@ void read_stats(const Profile& p, const json& s, const std::string& key, double&
     bad(p, key + ".n", s["n"].dump() + ": an integer of 0 .. 1000000000");
   n = s["n"].get<int>();
   p50 = s["p50"].get<double>();
-  double spread = s["p90"].get<double>() - s["p10"].get<double>();
+  double p10 = s["p10"].get<double>(), p90 = s["p90"].get<double>();
+  double spread = p90 - p10;
   if (n < 1 || !std::isfinite(p50)) bad(p, key, "no samples");
+  if (!std::isfinite(p10) || !std::isfinite(p90) || p10 < 0 || !(p10 <= p50 && p50 <= p90))
+    bad(p, key, "p10 " + s["p10"].dump() + ", p50 " + s["p50"].dump() + ", p90 " + s["p90"].dump() +
+                    ": quantiles of a duration are finite with 0 <= p10 <= p50 <= p90");
   double se = p50 > 0 ? 1.2533 * (spread / 2.563) / std::sqrt(static_cast<double>(n)) / p50 : 1.0;
   rel = std::sqrt(se * se + 0.05 * 0.05);
 }
@@ -199,6 +204,7 @@ Profile load_profile_checked(const std::string& path) {
   int cpu_a = int_at(p, env, "environment.", "cpu_a");
   int cpu_b = int_at(p, env, "environment.", "cpu_b");
   if (cpu_b < 0) bad(p, "environment.cpu_b", "the profile was taken with one CPU: vtick's experiments need two");
+  if (cpu_b == cpu_a) bad(p, "environment.cpu_b", std::to_string(cpu_b) + ": the same CPU as cpu_a; the experiments run on two");
   int online = int_at(p, env, "environment.", "online_cpus");
   if (online < 2 || online > 256) bad(p, "environment.online_cpus", std::to_string(online) + ": 2 .. 256");
   std::string why = topology_of(p, at(p, env, "environment.", "cpus"), cpu_a, p.threads_per_core);
@@ -217,16 +223,27 @@ Profile load_profile_checked(const std::string& path) {
   if (cfg.value("CONFIG_HZ_PERIODIC", json()).is_string() && cfg["CONFIG_HZ_PERIODIC"] == "y") tokens += " nohz=off";
   if (env.contains("nohz_full") && env["nohz_full"].is_string() && !env["nohz_full"].get<std::string>().empty() &&
       env["nohz_full"] != "(null)")
-    tokens += " nohz_full=" + env["nohz_full"].get<std::string>();
+  {
+    const std::string x = env["nohz_full"].get<std::string>();
+    if (x.size() > 200 || x.find_first_not_of("0123456789,-") != std::string::npos)
+      bad(p, "environment.nohz_full", env["nohz_full"].dump().substr(0, 60) + ": a CPU list as the kernel prints it (0-3,5)");
+    tokens += " nohz_full=" + x;
+  }
 
   const json& idle = at(p, env, "environment.", "cpuidle");
+  if (!idle.is_object() && !idle.is_null()) bad(p, "environment.cpuidle", idle.dump() + ": an object (driver, governor, states) or null");
   const json& drv = idle.contains("driver") ? idle["driver"] : json();
   if (drv.is_null() || drv == "none") p.cpuidle_driver = "none";
   else if (drv == "haltpoll") p.cpuidle_driver = "haltpoll";
   else bad(p, "environment.cpuidle.driver", drv.dump() + ": vtick models none (no driver) and haltpoll");
   if (p.cpuidle_driver == "haltpoll" && idle.contains("haltpoll") && idle["haltpoll"].is_object())
-    for (auto& [k, v] : idle["haltpoll"].items())
-      if (v.is_string() && k != "guest_halt_poll_allow_shrink") tokens += " haltpoll." + k + "=" + v.get<std::string>();
+    for (auto& [k, v] : idle["haltpoll"].items()) {
+      if (!v.is_string() || k == "guest_halt_poll_allow_shrink") continue;
+      const std::string x = v.get<std::string>();
+      if (x.empty() || x.size() > 12 || x.find_first_not_of("0123456789") != std::string::npos)
+        bad(p, "environment.cpuidle.haltpoll." + k, v.dump().substr(0, 60) + ": the module parameter's value, a whole number");
+      tokens += " haltpoll." + k + "=" + x;
+    }
   p.cmdline_tokens = tokens.empty() ? "" : tokens.substr(1);
   if (env.contains("vulnerabilities") && env["vulnerabilities"].is_object()) {
     auto not_affected = [&](const char* k) {
@@ -243,6 +260,10 @@ Profile load_profile_checked(const std::string& path) {
   // the figures
   const json& fig = at(p, j, "", "figures");
   std::vector<ProbeFigure> cat = probe_figure_catalogue();
+  if (!fig.is_object()) bad(p, "figures", fig.dump().substr(0, 40) + ": an object of the figures");
+  for (const char* k : {"exit_cost", "pingpong", "futex_wake", "wake_after_idle", "timer_overshoot", "irq_rates"})
+    if (fig.contains(k) && !fig[k].is_object())
+      bad(p, std::string("figures.") + k, fig[k].dump().substr(0, 40) + ": an object (docs/probe.md)");
   long long default_slack = -1;
   if (fig.contains("timer_overshoot") && fig["timer_overshoot"].is_object())
     default_slack = int_or(p, fig["timer_overshoot"], "figures.timer_overshoot.", "default_slack_ns", -1);
@@ -319,16 +340,18 @@ Profile load_profile_checked(const std::string& path) {
 
 std::string profile_base_toml(const Profile& p) {
   std::ostringstream o;
-  o << "# The VM of the vtick-probe profile " << p.path << " (" << p.started << "): " << p.cpu_name << ", kernel "
-    << p.kernel << ". Written by vtick calibrate; the fitted host costs follow [host.costs].\n";
-  for (const auto& n : p.notes) o << "# assumed: " << n << "\n";
+  o << "# The VM of the vtick-probe profile " << toml_comment_text(p.path) << " (" << toml_comment_text(p.started)
+    << "): " << toml_comment_text(p.cpu_name) << ", kernel " << toml_comment_text(p.kernel)
+    << ". Written by vtick calibrate (the keys it fitted, if any, are marked so below).\n";
+  for (const auto& n : p.notes) o << "# assumed: " << toml_comment_text(n) << "\n";
   o << "[platform]\nshape = \"generic\"\narch = \"" << p.arch << "\"\ncores = " << p.cores
     << "\nthreads_per_core = " << p.threads_per_core << "\n\n";
   if (p.isa == "x86_64")
     o << "[host.mitigations]  # from the guest's /sys/devices/system/cpu/vulnerabilities\nl1d_flush = \""
       << (p.l1tf_affected ? "cond" : "never") << "\"\nmds_clear = " << (p.mds_affected ? "true" : "false") << "\n\n";
-  o << "[guest]\nhz = " << p.hz << "  # " << p.hz_from << "\ncpuidle_driver = \"" << p.cpuidle_driver << "\"\n";
-  if (!p.cmdline_tokens.empty()) o << "cmdline = \"" << p.cmdline_tokens << "\"\n";
+  o << "[guest]\nhz = " << p.hz << "  # " << toml_comment_text(p.hz_from) << "\ncpuidle_driver = "
+    << toml_basic_string(p.cpuidle_driver) << "\n";
+  if (!p.cmdline_tokens.empty()) o << "cmdline = " << toml_basic_string(p.cmdline_tokens) << "\n";
   o << "tick_policy = \"legacy\"  # the kernels before f4c31b07b136; vtick compare --policies tries the others\n\n"
     << "[guest.sched]\ntopology = \"" << (p.threads_per_core > 1 ? "smt" : "mc") << "\"\n\n"
     << "[guest.background]\npreset = \"measured\"  # a real guest is never empty\n";

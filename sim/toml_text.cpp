@@ -1,6 +1,8 @@
 // Not kernel code: the TOML reading of sim/toml_text.hpp.
 #include "sim/toml_text.hpp"
 
+#include <cstdio>
+
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -114,6 +116,30 @@ bool toml_ascii_outside_strings(const std::string& t, int& line, int& col, const
     }
   }
   return true;
+}
+
+std::string toml_basic_string(const std::string& s) {
+  std::string o = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      o += '\\';
+      o += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      char u[8];
+      std::snprintf(u, sizeof u, "\\u%04x", c);
+      o += u;
+    } else {
+      o += static_cast<char>(c);
+    }
+  }
+  return o + "\"";
+}
+
+std::string toml_comment_text(const std::string& s) {
+  std::string o = s;
+  for (char& c : o)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  return o;
 }
 
 toml::table parse_toml_file(const std::string& path) {

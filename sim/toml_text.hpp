@@ -26,4 +26,10 @@ std::string toml_at(const std::string& file, const toml::node& n);  // "file:lin
 bool toml_scalar_text(const toml::node& n, std::string& out);
 bool is_scenario_key(const std::string& key);  // one of scenario_keys()
 
+// Text from elsewhere (a profile's strings) written into TOML that vtick generates: as a
+// basic string, quoted, with '"', '\\' and control characters escaped; as comment text, on
+// one line (control characters become spaces). Neither can end its string or comment.
+std::string toml_basic_string(const std::string& s);
+std::string toml_comment_text(const std::string& s);
+
 }  // namespace vtick
