@@ -22,6 +22,7 @@
 #include "sim/fork_pool.hpp"
 #include "sim/probe_profile.hpp"
 #include "sim/scenario.hpp"
+#include "sim/toml_text.hpp"
 #include "sim/simulation.hpp"
 
 namespace vtick {
@@ -265,6 +266,14 @@ int synthesize(const CalibrateOptions& o) {
   std::stringstream text;
   text << in.rdbuf();
   std::string base = text.str();
+  // the experiments add their own [workload] (and [run]): a scenario with one would make
+  // every experiment's TOML invalid
+  for (const char* table : {"workload", "run"}) {
+    toml::table t = parse_toml_file(o.synthesize);
+    if (t.contains(table))
+      throw InputError(o.synthesize + ": --synthesize needs a scenario without [" + table +
+                       "] (the machine only, as vtick calibrate writes it): each figure's experiment adds its own");
+  }
   json prof;
   prof["schema"] = "vtick-probe/1";
   prof["probe_version"] = "vtick calibrate --synthesize";
@@ -325,6 +334,11 @@ int synthesize(const CalibrateOptions& o) {
     return figure_value(f, res);
   });
   rmdir(dir.c_str());
+  for (size_t i = 0; i < v.size(); ++i)
+    if (!std::isfinite(v[i]) && cat[i].exp != ProbeExperiment::IrqRate) {
+      spdlog::error("calibrate --synthesize {}: the experiment of figure {} gave no value; no profile written", o.synthesize, cat[i].id);
+      return 1;
+    }
   auto stats = [](double x) {
     return json{{"unit", "ns"}, {"n", 200}, {"min", x}, {"p10", x}, {"p50", x}, {"p90", x}, {"p99", x}, {"max", x}, {"mean", x}};
   };
