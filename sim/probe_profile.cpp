@@ -174,8 +174,15 @@ Profile load_profile_checked(const std::string& path) {
   Profile p;
   p.path = path;
   check_input_file(path, "a vtick-probe profile (JSON)");
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw InputError(path + ": cannot read the profile");
+  // vtick-probe writes 20-30 kB; a file far past that is not one (and JSON parsing keeps it
+  // all in memory, several times over)
+  constexpr std::streamoff kMaxProfileBytes = 16 << 20;
+  if (in.tellg() > kMaxProfileBytes)
+    throw InputError(path + ": " + std::to_string(static_cast<long long>(in.tellg())) + " bytes: a vtick-probe profile is tens of kB; at most " +
+                     std::to_string(kMaxProfileBytes) + " are read");
+  in.seekg(0);
   json j = json::parse(in, nullptr, false);
   if (j.is_discarded() || !j.is_object()) throw InputError(path + ": not a JSON object (a vtick-probe profile is)");
   if (!j.contains("schema") || j["schema"] != "vtick-probe/1")
