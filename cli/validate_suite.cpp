@@ -333,6 +333,7 @@ int cmd_validate_suite(const SuiteOptions& o) {
   }
   rmdir(dir.c_str());
   int failed = 0;
+  bool input_error = false;  // a case file asking for what its scenario cannot give
   std::vector<std::string> errors(cases.size());
   json out = json::array();
   for (size_t j = 0; j < jobs.size(); ++j) {
@@ -350,6 +351,13 @@ int cmd_validate_suite(const SuiteOptions& o) {
     for (size_t r : {j, j + 1})
       if (r < jobs.size() && jobs[r].c == jobs[j].c && status[r] != 0)
         errors[jobs[j].c] = runs[r].is_object() ? runs[r]["manifest"].value("error", "the run failed") : "the run left no result";
+    // the runs went through but gave no figure: the case asks its scenario for a metric it
+    // does not give (an op latency from a workload that marks no ops)
+    if (ok && !std::isfinite(x) && errors[jobs[j].c].empty()) {
+      errors[jobs[j].c] = std::string("its scenario's runs give no ") + k.metric->name +
+                          " (their workload does not record it: case.metric asks for what the scenario cannot give)";
+      input_error = true;
+    }
     if (k.verdict != "PASS") ++failed;
     out.push_back({{"case", k.id},
                    {"title", k.title},
@@ -380,6 +388,7 @@ int cmd_validate_suite(const SuiteOptions& o) {
   std::printf("%zu cases: %zu pass, %d fail\n", cases.size(), cases.size() - static_cast<size_t>(failed), failed);
   if (!o.json_path.empty() && !write_output("--json", o.json_path, out.dump(1) + "\n")) return 1;
   if (!o.markdown_path.empty() && !write_output("--markdown", o.markdown_path, markdown(cases))) return 1;
+  if (input_error) return 2;
   return failed ? 1 : 0;
 }
 
