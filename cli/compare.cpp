@@ -236,26 +236,34 @@ int cmd_compare(const CompareOptions& o) {
                base.source.c_str(), base.shape.name.c_str(), base.shape.arch.c_str(), base.vcpus, base.guest.hz,
                enum_name(base.workload.kind), o.key.c_str(), o.seeds, o.seeds > 1 ? "s" : "",
                static_cast<unsigned long long>(base.run.seed), wall);
-  std::fprintf(table, "  %-44s", "");
-  for (int p = 0; p < np; ++p) std::fprintf(table, " %24s", o.policies[static_cast<size_t>(p)].c_str());
-  std::fprintf(table, "\n");
+  // the cells first, then the widths: a long label or an "(abs)" cell widens its column
+  // instead of running into the next
+  std::vector<std::vector<std::string>> lines;  // label, then one cell per policy
+  lines.push_back({""});
+  for (int p = 0; p < np; ++p) lines.back().push_back(o.policies[static_cast<size_t>(p)]);
   for (std::size_t h = 0; h < rows.size(); ++h) {
     bool any = !rows[h].optional;
     for (int p = 0; p < np; ++p) any |= st[static_cast<size_t>(p)][h].mean != 0;
     if (!any) continue;
-    std::fprintf(table, "  %-44s", (rows[h].label + (rows[h].unit == "1/s" || rows[h].unit.empty() ? "" : " [" + rows[h].unit + "]")).c_str());
+    lines.push_back({rows[h].label + (rows[h].unit == "1/s" || rows[h].unit.empty() ? "" : " [" + rows[h].unit + "]")});
     for (int p = 0; p < np; ++p) {
       const SampleStats& ss = st[static_cast<size_t>(p)][h];
       std::string c = cell(ss, o.seeds);
       if (p > 0) c += change_text(st[0][h].mean, ss.mean, rows[h].unit);
-      std::fprintf(table, " %24s", c.c_str());
+      lines.back().push_back(c);
     }
-    std::fprintf(table, "\n");
   }
   if (np > 1) {
-    std::fprintf(table, "  %-44s", ("change of " + first.ops_name + "/s, paired by seed [%]").c_str());
-    std::fprintf(table, " %24s", "");
-    for (int p = 1; p < np; ++p) std::fprintf(table, " %24s", cell(sample_stats(paired_deltas(0, p)), o.seeds).c_str());
+    lines.push_back({"change of " + first.ops_name + "/s, paired by seed [%]", ""});
+    for (int p = 1; p < np; ++p) lines.back().push_back(cell(sample_stats(paired_deltas(0, p)), o.seeds));
+  }
+  std::vector<std::size_t> width(static_cast<std::size_t>(np) + 1, 24);
+  width[0] = 44;
+  for (const auto& l : lines)
+    for (std::size_t c = 0; c < l.size(); ++c) width[c] = std::max(width[c], l[c].size());
+  for (const auto& l : lines) {
+    std::fprintf(table, "  %-*s", static_cast<int>(width[0]), l[0].c_str());
+    for (std::size_t c = 1; c < l.size(); ++c) std::fprintf(table, "  %*s", static_cast<int>(width[c]), l[c].c_str());
     std::fprintf(table, "\n");
   }
   if (o.seeds > 1) std::fprintf(table, "\n  mean +- 95%% confidence interval over seeds; (%%) change against %s\n", o.policies[0].c_str());
