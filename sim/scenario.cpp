@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -16,6 +17,23 @@
 #include "sim/toml_text.hpp"
 
 namespace vtick {
+
+std::string printable_message(const std::string& s) {
+  std::string o;
+  o.reserve(s.size());
+  for (unsigned char c : s) {
+    if (c == '\0') {
+      o += "\\0";
+    } else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02x", c);
+      o += b;
+    } else {
+      o += static_cast<char>(c);
+    }
+  }
+  return o;
+}
 
 namespace {
 

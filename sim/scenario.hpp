@@ -17,9 +17,13 @@
 
 namespace vtick {
 
-// Bad input (file, key, value): the CLI reports it and exits with status 2.
+// Bad input (file, key, value): the CLI reports it and exits with status 2. The message
+// quotes what the user gave, which may hold a NUL or another control character: those are
+// written as escapes (\0, \x1b), so what() (a C string) is never cut and prints cleanly.
+std::string printable_message(const std::string& s);
 struct InputError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit InputError(const std::string& what) : std::runtime_error(printable_message(what)) {}
+  explicit InputError(const char* what) : std::runtime_error(printable_message(what)) {}
 };
 
 // [platform]: the keys as written; the loader resolves the shape into Scenario::shape.
