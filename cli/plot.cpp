@@ -4,6 +4,7 @@
 // metric and two counters against its first swept key.
 #include "core/parse_num.hpp"
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <cctype>
 #include <cerrno>
@@ -203,6 +204,17 @@ std::string g_num(double v) {
   return b;
 }
 
+// Two series with the same points (an undefined error bar equal to an undefined one).
+bool same_points(const Series& a, const Series& b) {
+  if (a.pts.size() != b.pts.size()) return false;
+  for (std::size_t k = 0; k < a.pts.size(); ++k)
+    for (int c = 0; c < 3; ++c) {
+      double x = a.pts[k][static_cast<std::size_t>(c)], y = b.pts[k][static_cast<std::size_t>(c)];
+      if (!(x == y || (std::isnan(x) && std::isnan(y)))) return false;
+    }
+  return true;
+}
+
 // One figure (panels side by side, a title over them) as NAME.svg and NAME.png. Each
 // panel's legend is outside its plot area, on the right, so it never covers a point.
 std::string gnuplot_script(const std::string& base, const std::string& title, const std::vector<Panel>& panels) {
@@ -222,7 +234,7 @@ std::string gnuplot_script(const std::string& base, const std::string& title, co
     else g << "set terminal pngcairo size " << w << ",460 noenhanced font 'Helvetica,10'\n";
     g << "set output '" << base << "." << term << "'\n";
     g << "set multiplot layout 1," << panels.size() << " title '" << esc(title) << "' font ',13'\nset grid\n";
-    g << "set key outside right top vertical box width 1\n";
+    g << "set key outside right top vertical box width 1 height 1\n";  // height: room between the title and the box
     b = 0;
     for (const auto& p : panels) {
       std::vector<std::pair<double, std::string>> tics = p.xtics;
@@ -251,10 +263,32 @@ std::string gnuplot_script(const std::string& base, const std::string& title, co
         else lo -= 0.06 * (hi - lo), hi += 0.06 * (hi - lo);
         g << "set xrange [" << g_num(lo) << ":" << g_num(hi) << "]\n";
       }
+      // the y range holds every error bar whole (gnuplot's autoscale follows the points)
+      double ylo = INFINITY, yhi = -INFINITY;
+      for (const auto& s : p.lines)
+        for (const auto& pt : s.pts)
+          if (std::isfinite(pt[1])) {
+            double e = std::isfinite(pt[2]) ? std::fabs(pt[2]) : 0;
+            ylo = std::min(ylo, pt[1] - e);
+            yhi = std::max(yhi, pt[1] + e);
+          }
+      if (p.zero_line && std::isfinite(ylo)) ylo = std::min(ylo, 0.0), yhi = std::max(yhi, 0.0);
+      if (std::isfinite(ylo)) {
+        double pad = yhi > ylo ? 0.08 * (yhi - ylo) : std::max(1e-9, 0.05 * std::fabs(yhi));
+        g << "set yrange [" << g_num(ylo - pad) << ":" << g_num(yhi + pad) << "]\n";
+      } else {
+        g << "set autoscale y\n";
+      }
       g << "plot ";
       for (std::size_t i = 0; i < p.lines.size(); ++i) {
-        const std::string& n = p.lines[i].name;
-        g << (i ? ", " : "") << "$d" << b++ << " using 1:2:3 with yerrorlines lw 2 pt 7 ps 0.8 "
+        std::string n = p.lines[i].name;
+        // a series equal to an earlier one would hide under it: dashed, open points, named so
+        std::string same;
+        for (std::size_t j = 0; j < i && same.empty(); ++j)
+          if (same_points(p.lines[j], p.lines[i])) same = p.lines[j].name.empty() ? "line " + std::to_string(j + 1) : p.lines[j].name;
+        std::string style = same.empty() ? "lw 2 pt 7 ps 0.8" : "lw 2 dt 2 pt 6 ps 1.4";
+        if (!same.empty() && !n.empty()) n += " (= " + same + ")";
+        g << (i ? ", " : "") << "$d" << b++ << " using 1:2:3 with yerrorlines " << style << " "
           << (n.empty() ? std::string("notitle") : "title '" + esc(n) + "'");
       }
       if (p.zero_line) g << ", 0 with lines lc 'black' dt 2 notitle";

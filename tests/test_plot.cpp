@@ -135,3 +135,14 @@ TEST_CASE("vtick plot: an --at value the sweep lacks, a truncated summary.csv or
   CHECK(has(r.output, dir + "/summary.csv:3: "));
   CHECK(has(r.output, " fields where the header has "));
 }
+
+TEST_CASE("vtick plot: a series equal to another is drawn dashed and named so (issue 37 item 8)") {
+  // loehle equals legacy on the default scenario (its tick choice is legacy's there)
+  std::string dir = small_sweep("same", "\"guest.hz\" = [250, 1000]\n\"guest.tick_policy\" = [\"legacy\", \"loehle\"]\n\"run.seed\" = \"1..2\"\n");
+  auto r = test::run_cli("plot " + dir);
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  std::string svg = test::read_file(dir + "/plots/ops_vs_hz.svg");
+  CHECK(has(svg, "loehle (= legacy)"));  // hidden under legacy's line before
+  CHECK(!has(svg, "legacy (= "));         // the first of equal series keeps its plain name
+}
