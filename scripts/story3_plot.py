@@ -27,7 +27,11 @@ def plot(name, title, ylabel, lines):
     data, plots = "", []
     for i, (label, pts) in enumerate(lines):
         data += f"$d{i} << EOD\n" + "".join(f"{t:.3f} {v:.6f}\n" for t, v in pts) + "EOD\n"
-        plots.append(f"$d{i} using 1:2 with lines lw 2 title '{label}'")
+        # a line equal to an earlier one would hide under it: dashed, and named so
+        same = next((lines[j][0] for j in range(i) if lines[j][1] == pts), None)
+        style = "lw 2" if same is None else "lw 3 dt 2"
+        title = label if same is None else f"{label} (= {same})"
+        plots.append(f"$d{i} using 1:2 with lines {style} title '{title}'")
     script = (f"set terminal svg size 800,420 dynamic font 'sans,11' noenhanced\nset output '{out}/{name}.svg'\n"
               f"set title '{title}'\nset xlabel 'simulated time (ms)'\nset ylabel '{ylabel}'\nset grid\nset key left top\n"
               + data + "plot " + ", ".join(plots) + "\n")
