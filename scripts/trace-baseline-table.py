@@ -19,6 +19,11 @@ import tomllib
 
 
 
+# hackbench -p -g 4 -l 2000 (scripts/trace-baseline.sh's recording and stand-in): 4 groups
+# of 20 senders x 20 receivers, 2000 messages a pair
+HACKBENCH_MESSAGES = 4 * 20 * 20 * 2000
+
+
 def die(msg):
     print('trace-baseline-table.py: ' + msg, file=sys.stderr)
     sys.exit(2)
@@ -68,16 +73,16 @@ def real_throughput(name, out_text):
     if name.startswith('pipe-'):
         m = re.search(r'(\d+) ops/sec', out_text)
         return (float(m[1]) if m else None), 'round trips/s'
-    if name == 'hackbench':  # -g 4 -l 2000, 20 senders x 20 receivers a group
+    if name == 'hackbench':
         m = re.search(r'Time: ([\d.]+)', out_text)
-        return (4 * 20 * 20 * 2000 / float(m[1]) if m else None), 'messages/s'
+        return (HACKBENCH_MESSAGES / float(m[1]) if m else None), 'messages/s'
     return None, ''
 
 
 def sim_throughput(name, sim):
     s = sim['summary']
     if name == 'hackbench':  # as real_throughput: the messages over the time to the last exit
-        return 4 * 20 * 20 * 2000 / (s['completion_ms'] / 1e3) if s.get('completion_ms') else None
+        return HACKBENCH_MESSAGES / (s['completion_ms'] / 1e3) if s.get('completion_ms') else None
     v = s.get('ops_per_s')
     if v is None:
         return None

@@ -51,6 +51,14 @@ void write(const std::string& path, const std::string& text) {
   f << text;
 }
 
+// A 50 ms ping-pong on two Skylake-SP cores without SMT (every cost at its declared value,
+// no sibling to slow a thread), with `extra` TOML tables.
+std::string two_cores_pingpong(const std::string& extra) {
+  return "[platform]\nshape = \"generic\"\narch = \"skylake-sp\"\ncores = 2\nthreads_per_core = 1\n" + extra +
+         "[guest]\nhz = 1000\ncpuidle_driver = \"none\"\ntick_policy = \"legacy\"\n[workload]\nkind = \"pingpong\"\n"
+         "work = \"50us\"\n[run]\nduration = \"50ms\"\nseed = 1\n";
+}
+
 }  // namespace
 
 TEST_CASE("trace-compare: the rows of vtick's own trace count what the model counted") {
@@ -91,9 +99,7 @@ TEST_CASE("trace-compare: the WRMSR intervals are the write and its exit as KVM 
   // an exit 600 ns, the TSC-deadline fastpath 400, the ICR write 1000, and the MDS buffer
   // clear on every entry 300 (Skylake-SP is MDS-affected); KVM halt polling at its default
   std::string scen = test::temp_path("tc-wrmsr.toml"), dat = test::temp_path("tc-wrmsr.dat"), j = test::temp_path("tc-wrmsr.json");
-  write(scen, "[platform]\nshape = \"generic\"\narch = \"skylake-sp\"\ncores = 2\nthreads_per_core = 1\n[guest]\nhz = 1000\n"
-              "cpuidle_driver = \"none\"\ntick_policy = \"legacy\"\n[workload]\nkind = \"pingpong\"\nwork = \"50us\"\n"
-              "[run]\nduration = \"50ms\"\nseed = 1\n");
+  write(scen, two_cores_pingpong(""));
   auto res = test::run_cli("run " + scen + " --quiet --json " + j + " --trace-dat " + dat);
   INFO(res.output);
   REQUIRE(res.status == 0);
@@ -124,9 +130,7 @@ TEST_CASE("the IPI sender's exit wakes a blocked target (kvm_vcpu_wake_up()), no
   auto icr = [](const std::string& tag, const std::string& halt_poll) {
     std::string scen = test::temp_path("kick-" + tag + ".toml"), j = test::temp_path("kick-" + tag + ".json"),
                 dat = test::temp_path("kick-" + tag + ".dat"), out = test::temp_path("kick-" + tag + "-out.json");
-    write(scen, "[platform]\nshape = \"generic\"\narch = \"skylake-sp\"\ncores = 2\nthreads_per_core = 1\n[host.kvm]\n"
-                "halt_poll_ns = " + halt_poll + "\n[guest]\nhz = 1000\ncpuidle_driver = \"none\"\ntick_policy = \"legacy\"\n"
-                "[workload]\nkind = \"pingpong\"\nwork = \"50us\"\n[run]\nduration = \"50ms\"\nseed = 1\n");
+    write(scen, two_cores_pingpong("[host.kvm]\nhalt_poll_ns = " + halt_poll + "\n"));
     auto res = test::run_cli("run " + scen + " --quiet --json " + j + " --trace-dat " + dat);
     INFO(res.output);
     REQUIRE(res.status == 0);
