@@ -47,8 +47,7 @@ void GuestCpu::schedule() {
   next->on_cpu = true;  // prepare_task()
   rq_changed();
   enter_state(GuestCpuState::Sys);
-  const bool irqs_were_on = !hw_->irqs_disabled();  // off from rq_lock_irq() to finish_lock_switch()
-  hw_->local_irq_disable();
+  const bool irqs_were_on = hw_->local_irq_save();  // off from rq_lock_irq() to finish_lock_switch()
   if (next != prev) {
     kernel_work(k_.params().costs.schedule_ns);
     ++k_.sched_stats.switches;
@@ -78,7 +77,7 @@ void GuestCpu::schedule() {
     next->woken_at = -1;
   }
   if (prev && prev != next) finish_task_switch(*prev);
-  if (irqs_were_on) hw_->local_irq_enable();
+  hw_->local_irq_restore(irqs_were_on);
 }
 
 // context_switch() to the idle task, with interrupts off from the runqueue lock to
@@ -87,12 +86,11 @@ void GuestCpu::schedule() {
 void GuestCpu::context_switch_to_idle(Task& prev, const char* prev_state) {
   if (tracing()) trace::sched_switch(now(), id_, prev.pid, 0, prev_state);
   k_.packing_update(now(), prev.state == TaskState::Runnable ? LbCause::Other : LbCause::Block);
-  const bool irqs_were_on = !hw_->irqs_disabled();
-  hw_->local_irq_disable();
+  const bool irqs_were_on = hw_->local_irq_save();
   enter_state(GuestCpuState::Sys);
   kernel_work(k_.params().costs.switch_idle_ns);
   finish_task_switch(prev);
-  if (irqs_were_on) hw_->local_irq_enable();
+  hw_->local_irq_restore(irqs_were_on);
 }
 
 // finish_task_switch() -> finish_task(): prev->on_cpu cleared (smp_store_release); from

@@ -46,6 +46,15 @@ class VirtualCpu {
   virtual void local_irq_disable() = 0;
   virtual void local_irq_enable() = 0;     // delivers what is pending
   virtual bool irqs_disabled() const = 0;
+  // local_irq_save() / local_irq_restore(): off, and back to what it was
+  bool local_irq_save() {
+    bool were_on = !irqs_disabled();
+    local_irq_disable();
+    return were_on;
+  }
+  void local_irq_restore(bool were_on) {
+    if (were_on) local_irq_enable();
+  }
 
   // "sti; hlt" (x86 safe_halt) / "wfi" (arm64): returns once the CPU is running again,
   // after delivering the interrupt that woke it.

@@ -403,9 +403,9 @@ void resolve_workload(Scenario& sc, const Values& v, const Input& in) {
     }
     w.v[p.key] = x;
   }
+  const std::uint64_t vcpu_mask = sc.vcpus >= 64 ? ~0ULL : (1ULL << sc.vcpus) - 1;  // the guest's CPUs
   if (w.kind == WorkloadKindId::Script) {
     if (!in.script_given) fail(sc.source, "workload.kind = \"script\" needs [[workload.task]] tables");
-    std::uint64_t vcpu_mask = sc.vcpus >= 64 ? ~0ULL : (1ULL << sc.vcpus) - 1;
     for (const ScriptTask& st : in.script)
       if (!(st.cpus & vcpu_mask))
         fail(st.where, "workload.task.cpus of '" + st.name + "': no CPU of the guest's 0 .. " + std::to_string(sc.vcpus - 1));
@@ -427,9 +427,7 @@ void resolve_workload(Scenario& sc, const Values& v, const Input& in) {
   // an affinity naming no vCPU: sched_setaffinity() fails with EINVAL (taskset refuses it)
   if (w.v.count("cpus_mask")) {
     auto mask = static_cast<std::uint64_t>(w.get("cpus_mask"));
-    std::uint64_t vcpu_mask = sc.vcpus >= 64 ? ~0ULL : (1ULL << sc.vcpus) - 1;
-    if (mask && !(mask & vcpu_mask))
-    {
+    if (mask && !(mask & vcpu_mask)) {
       std::ostringstream o;
       o << "workload.cpus_mask = " << v.at("workload.cpus_mask").text << ": names no vCPU of this " << sc.vcpus
         << "-vCPU guest; allowed a mask with a bit in 0x" << std::hex << vcpu_mask << " (0: all vCPUs)";

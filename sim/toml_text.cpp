@@ -1,10 +1,9 @@
 // Not kernel code: the TOML reading of sim/toml_text.hpp.
 #include "sim/toml_text.hpp"
 
-#include <cstdio>
-
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
