@@ -35,12 +35,15 @@ namespace vtick {
     "[EST] tick_nohz_next_event: timer-wheel scan (get_next_timer_interrupt)", "tick_nohz_next_event")               \
   P(sim_ns, schedule_ns, ".schedule_ns", Int, 1000, 300, 5000, "ns", "[EST] __schedule: pick_next_task_fair + context_switch", \
     "__schedule: pick_next_task + context switch")                                                                   \
+  P(sim_ns, schedule_noswitch_ns, ".schedule_noswitch_ns", Int, 250, 30, 2000, "ns",                             \
+    "[EST] 250; 104 on a 2026 Xeon KVM guest (sched_yield() 178 ns less getppid() 74, each the mean of 1000 alone on a CPU); vtick-probe's exit_cost measures it and calibrate writes it", \
+    "__schedule() whose pick_next_task() returns the running task: no context_switch() (with do_sched_yield() on a sched_yield())") \
   P(sim_ns, switch_idle_ns, ".switch_idle_ns", Int, 600, 100, 3000, "ns",                                          \
     "[EST] __schedule to the idle task: deactivate_task, pick_next_task_idle, context_switch (lazy mm), finish_task_switch", \
     "__schedule when the CPU has nothing else to run: the blocking task's switch to the idle task") \
   P(sim_ns, ttwu_ns, ".ttwu_ns", Int, 500, 100, 2000, "ns", "[EST] try_to_wake_up: select_task_rq_fair + enqueue_task", \
     "try_to_wake_up: select_task_rq + enqueue")                                                                      \
-  P(sim_ns, syscall_ns, ".syscall_ns", Int, 150, 50, 1000, "ns", "[EST] syscall entry/exit with mitigations",       \
+  P(sim_ns, syscall_ns, ".syscall_ns", Int, 150, 20, 1000, "ns", "[EST] syscall entry/exit with mitigations; 74 on a 2026 Xeon KVM guest (getppid()); vtick-probe's exit_cost measures it and calibrate writes it", \
     "syscall entry + exit")                                                                                          \
   P(sim_ns, load_balance_ns, ".load_balance_ns", Int, 2000, 500, 10000, "ns",                                      \
     "[EST] one load_balance() pass: find_busiest_group + detach/attach", "one load_balance() pass over the domain")  \

@@ -53,7 +53,7 @@ void GuestCpu::schedule() {
     ++k_.sched_stats.switches;
     if (yielded) ++k_.sched_stats.yield_switches;
   } else {
-    kernel_work(k_.params().costs.schedule_ns / 4);  // nothing else to run: no switch
+    kernel_work(k_.params().costs.schedule_noswitch_ns);  // nothing else to run: no switch
   }
   if (next != prev && tracing()) trace::sched_switch(now(), id_, prev ? prev->pid : 0, next->pid, prev_state);
   idle_stamp = 0;

@@ -1,6 +1,7 @@
 /* vtick-probe: what an exit and a cross-CPU wake cost, seen from the guest.
  * An always-exiting instruction (CPUID, handled by KVM's kvm_emulate_cpuid()) against a
- * plain syscall; a futex wake of a task blocked on another, idle CPU (ttwu_queue_wakelist()
+ * plain syscall; sched_yield() with nothing else to run on the CPU (the guest's own
+ * __schedule() that keeps its task, no exit); a futex wake of a task blocked on another, idle CPU (ttwu_queue_wakelist()
  * sends an IPI unless the target polls) against one on the waker's own CPU (no IPI). */
 #define _GNU_SOURCE
 #include <linux/futex.h>
@@ -17,20 +18,22 @@
 
 static long futex(atomic_int* a, int op, int val) { return syscall(SYS_futex, a, op, val, NULL, NULL, 0); }
 
-static void batches(struct samples* s, int reps, int per, int cpuid) {
+enum op { OP_GETPPID, OP_CPUID, OP_YIELD };
+
+static void batches(struct samples* s, int reps, int per, enum op op) {
   for (int r = 0; r < reps; ++r) {
     int64_t t0 = now_ns();
     for (int i = 0; i < per; ++i) {
 #if defined(__x86_64__) || defined(__i386__)
-      if (cpuid) {
+      if (op == OP_CPUID) {
         unsigned a, b, c, d;
         __cpuid(0, a, b, c, d);
         __asm__ volatile("" ::"r"(a), "r"(b), "r"(c), "r"(d));
         continue;
       }
 #endif
-      (void)cpuid;
-      syscall(SYS_getppid);
+      if (op == OP_YIELD) sched_yield();
+      else syscall(SYS_getppid);
     }
     if (r > 0) samples_add(s, (double)(now_ns() - t0) / per); /* the first batch warms up */
   }
@@ -41,12 +44,17 @@ void probe_exit_cost(struct jw* w, const struct probe_opts* o) {
   pin_self(o->cpu_a);
   int reps = o->quick ? 300 : 3000;
   struct samples sys = {0}, ex = {0};
-  batches(&sys, reps, 1000, 0);
+  struct samples yield = {0};
+  batches(&sys, reps, 1000, OP_GETPPID);
+  batches(&yield, reps, 1000, OP_YIELD);
   jw_obj(w, "exit_cost");
-  jw_str(w, "method", "mean per op over batches (1000 getppid(), 200 CPUID leaf 0); the statistics are over batches");
+  jw_str(w, "method",
+         "mean per op over batches (1000 getppid(), 1000 sched_yield() with nothing else runnable on the CPU, 200 CPUID leaf 0); "
+         "the statistics are over batches");
   jw_stats(w, "syscall_ns", &sys, "ns");
+  jw_stats(w, "sched_yield_ns", &yield, "ns");
 #if defined(__x86_64__) || defined(__i386__)
-  batches(&ex, reps, 200, 1);
+  batches(&ex, reps, 200, OP_CPUID);
   jw_stats(w, "cpuid_ns", &ex, "ns");
   jw_null(w, "not_measured");
 #else
@@ -55,6 +63,7 @@ void probe_exit_cost(struct jw* w, const struct probe_opts* o) {
 #endif
   jw_end_obj(w);
   samples_free(&sys);
+  samples_free(&yield);
   samples_free(&ex);
 }
 

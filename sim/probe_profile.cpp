@@ -4,7 +4,10 @@
 #include "sim/probe_profile.hpp"
 #include "sim/toml_text.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <stdexcept>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -284,6 +287,17 @@ Profile load_profile_checked(const std::string& path) {
         p.figures.push_back(f);
       }
   };
+  if (fig.contains("exit_cost")) {  // the guest's own speed: a syscall, a sched_yield() that keeps its task
+    double rel = 0;
+    int n = 0;
+    read_stats(p, child(fig["exit_cost"], "syscall_ns"), "figures.exit_cost.syscall_ns", p.syscall_ns, rel, n);
+    if (fig["exit_cost"].contains("sched_yield_ns"))
+      read_stats(p, fig["exit_cost"]["sched_yield_ns"], "figures.exit_cost.sched_yield_ns", p.sched_yield_ns, rel, n);
+    if (p.sched_yield_ns > 0 && p.sched_yield_ns <= p.syscall_ns)
+      bad(p, "figures.exit_cost.sched_yield_ns",
+          "p50 " + std::to_string(p.sched_yield_ns) + " ns is not above getppid()'s (syscall_ns p50 " + std::to_string(p.syscall_ns) +
+              "): sched_yield() is a syscall and more");
+  }
   if (fig.contains("exit_cost") && fig["exit_cost"].contains("cpuid_ns") && fig["exit_cost"]["cpuid_ns"].is_object()) {
     double sys = 0, rel = 0;
     int n = 0;
@@ -345,6 +359,30 @@ Profile load_profile_checked(const std::string& path) {
   return p;
 }
 
+namespace {
+std::string ns_text(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.0f ns", v);
+  return b;
+}
+
+// One measured [guest.costs] key, rounded to whole ns and held to its declared range.
+std::string guest_cost_line(const Profile& p, const std::string& name, double ns, const std::string& what) {
+  const std::string key = "guest.costs." + name;
+  PCtx ctx{p.isa, p.arch};
+  for (const auto& par : scenario_params()) {
+    if (par.key != key) continue;
+    auto [lo, hi] = par.range_for(ctx);
+    double v = std::clamp(std::round(ns), lo, hi);
+    std::ostringstream o;
+    o << name << " = " << static_cast<long long>(v) << "  # " << toml_comment_text(what);
+    if (v != std::round(ns)) o << " (" << ns_text(ns) << ", held to its range " << ns_text(lo) << " .. " << ns_text(hi) << ")";
+    return o.str() + "\n";
+  }
+  throw std::logic_error("guest_cost_line: no parameter " + key);
+}
+}  // namespace
+
 std::string profile_base_toml(const Profile& p) {
   std::ostringstream o;
   o << "# The VM of the vtick-probe profile " << toml_comment_text(p.path) << " (" << toml_comment_text(p.started)
@@ -362,6 +400,13 @@ std::string profile_base_toml(const Profile& p) {
   o << "tick_policy = \"legacy\"  # the kernels before f4c31b07b136; vtick compare --policies tries the others\n\n"
     << "[guest.sched]\ntopology = \"" << (p.threads_per_core > 1 ? "smt" : "mc") << "\"\n\n"
     << "[guest.background]\npreset = \"measured\"  # a real guest is never empty\n";
+  if (p.syscall_ns > 0) {
+    o << "\n[guest.costs]  # the guest's own speed, measured by vtick-probe (figures.exit_cost p50), not fitted\n"
+      << guest_cost_line(p, "syscall_ns", p.syscall_ns, "getppid()");
+    if (p.sched_yield_ns > 0)
+      o << guest_cost_line(p, "schedule_noswitch_ns", p.sched_yield_ns - p.syscall_ns,
+                           "sched_yield() " + ns_text(p.sched_yield_ns) + " less getppid()");
+  }
   return o.str();
 }
 

@@ -53,6 +53,9 @@ struct Profile {
   std::string cpuidle_driver;  // none | haltpoll
   std::string cmdline_tokens;  // guest.cmdline vtick understands (haltpoll.*, nohz=, nohz_full=)
   bool mds_affected = true, l1tf_affected = true;
+  // The guest's own speed (figures.exit_cost, p50 ns; 0: not in the profile): written into
+  // the scenario's [guest.costs] as measured, never fitted.
+  double syscall_ns = 0, sched_yield_ns = 0;
   std::vector<std::string> notes;  // assumptions, printed and written into the scenario
   std::vector<ProbeFigure> figures;
 };
