@@ -348,6 +348,7 @@ int synthesize(const CalibrateOptions& o) {
   fig["exit_cost"] = {{"method", "vtick"},
                       {"syscall_ns", stats(sys)},
                       {"sched_yield_ns", stats(sys + static_cast<double>(sc.guest.costs.schedule_noswitch_ns))},
+                      {"sched_yield_switch_ns", stats(sys + static_cast<double>(sc.guest.costs.schedule_ns))},
                       {"cpuid_ns", stats(v[0] + sys)}};
   fig["pingpong"] = {{"method", "vtick"}, {"round_trip_ns", stats(v[1])}};
   json wp = json::array(), tp = json::array();

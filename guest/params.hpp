@@ -33,7 +33,7 @@ namespace vtick {
     "one idle cputime update of the configured scheme (and each irqtime stamp), charged where it is made (cputime.*_updates)") \
   P(sim_ns, tick_stop_ns, ".tick_stop_ns", Int, 500, 100, 2000, "ns",                                              \
     "[EST] tick_nohz_next_event: timer-wheel scan (get_next_timer_interrupt)", "tick_nohz_next_event")               \
-  P(sim_ns, schedule_ns, ".schedule_ns", Int, 1000, 300, 5000, "ns", "[EST] __schedule: pick_next_task_fair + context_switch", \
+  P(sim_ns, schedule_ns, ".schedule_ns", Int, 1000, 300, 5000, "ns", "[EST] __schedule: pick_next_task_fair + context_switch; 427 on a 2026 Xeon KVM guest (sched_yield() between two threads on a CPU 492 ns less getppid() 65); vtick-probe's exit_cost measures it and calibrate writes it", \
     "__schedule: pick_next_task + context switch")                                                                   \
   P(sim_ns, schedule_noswitch_ns, ".schedule_noswitch_ns", Int, 250, 30, 2000, "ns",                             \
     "[EST] 250; 104 on a 2026 Xeon KVM guest (sched_yield() 178 ns less getppid() 74, each the mean of 1000 alone on a CPU); vtick-probe's exit_cost measures it and calibrate writes it", \

@@ -39,6 +39,42 @@ static void batches(struct samples* s, int reps, int per, enum op op) {
   }
 }
 
+/* The other thread of the switch figure: yields on the same CPU until told to stop. */
+struct yielder {
+  atomic_int started, stop;
+};
+static void* yield_loop(void* arg) {
+  struct yielder* y = arg;
+  atomic_store(&y->started, 1);
+  while (!atomic_load(&y->stop)) sched_yield();
+  return NULL;
+}
+
+/* sched_yield() that switches: two threads on `cpu`, each yield hands the CPU to the other;
+ * a batch of 1000 of this thread's yields spans 2000 switches. 0 if the thread failed. */
+static int yield_switches(struct samples* s, int reps, int cpu) {
+  struct yielder y = {0};
+  pthread_attr_t attr;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  pthread_attr_init(&attr);
+  pthread_attr_setaffinity_np(&attr, sizeof set, &set);
+  pthread_t t;
+  int ok = pthread_create(&t, &attr, yield_loop, &y) == 0;
+  pthread_attr_destroy(&attr);
+  if (!ok) return 0;
+  while (!atomic_load(&y.started)) sched_yield();
+  for (int r = 0; r < reps; ++r) {
+    int64_t t0 = now_ns();
+    for (int i = 0; i < 1000; ++i) sched_yield();
+    if (r > 0) samples_add(s, (double)(now_ns() - t0) / 2000);
+  }
+  atomic_store(&y.stop, 1);
+  pthread_join(t, NULL);
+  return 1;
+}
+
 void probe_exit_cost(struct jw* w, const struct probe_opts* o) {
   progress(o, "exit cost: CPUID against getppid() on CPU %d", o->cpu_a);
   pin_self(o->cpu_a);
@@ -47,12 +83,17 @@ void probe_exit_cost(struct jw* w, const struct probe_opts* o) {
   struct samples yield = {0};
   batches(&sys, reps, 1000, OP_GETPPID);
   batches(&yield, reps, 1000, OP_YIELD);
+  struct samples sw = {0};
+  int switched = yield_switches(&sw, reps, o->cpu_a);
   jw_obj(w, "exit_cost");
   jw_str(w, "method",
-         "mean per op over batches (1000 getppid(), 1000 sched_yield() with nothing else runnable on the CPU, 200 CPUID leaf 0); "
+         "mean per op over batches (1000 getppid(), 1000 sched_yield() with nothing else runnable on the CPU, 200 CPUID leaf 0; "
+         "sched_yield_switch: 1000 yields of a thread alternating with a second one on the same CPU, per switch); "
          "the statistics are over batches");
   jw_stats(w, "syscall_ns", &sys, "ns");
   jw_stats(w, "sched_yield_ns", &yield, "ns");
+  if (switched) jw_stats(w, "sched_yield_switch_ns", &sw, "ns");
+  else jw_null(w, "sched_yield_switch_ns");
 #if defined(__x86_64__) || defined(__i386__)
   batches(&ex, reps, 200, OP_CPUID);
   jw_stats(w, "cpuid_ns", &ex, "ns");
@@ -64,6 +105,7 @@ void probe_exit_cost(struct jw* w, const struct probe_opts* o) {
   jw_end_obj(w);
   samples_free(&sys);
   samples_free(&yield);
+  samples_free(&sw);
   samples_free(&ex);
 }
 

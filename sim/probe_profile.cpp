@@ -19,6 +19,12 @@ namespace vtick {
 using json = nlohmann::json;
 
 namespace {
+std::string ns_text(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.0f ns", v);
+  return b;
+}
+
 
 const sim_ns kGaps[] = {10'000, 30'000, 100'000, 300'000, 1'000'000, 3'000'000, 10'000'000, 20'000'000};
 const sim_ns kLengths[] = {10'000, 30'000, 100'000, 300'000, 1'000'000, 3'000'000, 10'000'000};
@@ -293,10 +299,14 @@ Profile load_profile_checked(const std::string& path) {
     read_stats(p, child(fig["exit_cost"], "syscall_ns"), "figures.exit_cost.syscall_ns", p.syscall_ns, rel, n);
     if (fig["exit_cost"].contains("sched_yield_ns"))
       read_stats(p, fig["exit_cost"]["sched_yield_ns"], "figures.exit_cost.sched_yield_ns", p.sched_yield_ns, rel, n);
-    if (p.sched_yield_ns > 0 && p.sched_yield_ns <= p.syscall_ns)
-      bad(p, "figures.exit_cost.sched_yield_ns",
-          "p50 " + std::to_string(p.sched_yield_ns) + " ns is not above getppid()'s (syscall_ns p50 " + std::to_string(p.syscall_ns) +
-              "): sched_yield() is a syscall and more");
+    if (fig["exit_cost"].contains("sched_yield_switch_ns") && !fig["exit_cost"]["sched_yield_switch_ns"].is_null())
+      read_stats(p, fig["exit_cost"]["sched_yield_switch_ns"], "figures.exit_cost.sched_yield_switch_ns", p.sched_yield_switch_ns,
+                 rel, n);
+    for (auto [name, v] : {std::pair<const char*, double>{"sched_yield_ns", p.sched_yield_ns}, {"sched_yield_switch_ns", p.sched_yield_switch_ns}})
+      if (v > 0 && v <= p.syscall_ns)
+        bad(p, std::string("figures.exit_cost.") + name,
+            "p50 " + ns_text(v) + " is not above getppid()'s (syscall_ns p50 " + ns_text(p.syscall_ns) +
+                "): sched_yield() is a syscall and more");
   }
   if (fig.contains("exit_cost") && fig["exit_cost"].contains("cpuid_ns") && fig["exit_cost"]["cpuid_ns"].is_object()) {
     double sys = 0, rel = 0;
@@ -360,12 +370,6 @@ Profile load_profile_checked(const std::string& path) {
 }
 
 namespace {
-std::string ns_text(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.0f ns", v);
-  return b;
-}
-
 // One measured [guest.costs] key, rounded to whole ns and held to its declared range.
 std::string guest_cost_line(const Profile& p, const std::string& name, double ns, const std::string& what) {
   const std::string key = "guest.costs." + name;
@@ -406,6 +410,9 @@ std::string profile_base_toml(const Profile& p) {
     if (p.sched_yield_ns > 0)
       o << guest_cost_line(p, "schedule_noswitch_ns", p.sched_yield_ns - p.syscall_ns,
                            "sched_yield() " + ns_text(p.sched_yield_ns) + " less getppid()");
+    if (p.sched_yield_switch_ns > 0)
+      o << guest_cost_line(p, "schedule_ns", p.sched_yield_switch_ns - p.syscall_ns,
+                           "sched_yield() to another task " + ns_text(p.sched_yield_switch_ns) + " less getppid()");
   }
   return o.str();
 }

@@ -55,7 +55,7 @@ struct Profile {
   bool mds_affected = true, l1tf_affected = true;
   // The guest's own speed (figures.exit_cost, p50 ns; 0: not in the profile): written into
   // the scenario's [guest.costs] as measured, never fitted.
-  double syscall_ns = 0, sched_yield_ns = 0;
+  double syscall_ns = 0, sched_yield_ns = 0, sched_yield_switch_ns = 0;
   std::vector<std::string> notes;  // assumptions, printed and written into the scenario
   std::vector<ProbeFigure> figures;
 };

@@ -136,7 +136,9 @@ TEST_CASE("calibrate refuses bad profiles with exit 2, naming the file and key")
                                        {"p['figures']['futex_wake']['gap_ns'] = 0.5", "figures.futex_wake.gap_ns"},
                                        {"p['figures']['pingpong']['round_trip_ns']['n'] = 'many'", "must be a number"},
                                        {"p['figures']['exit_cost']['sched_yield_ns'] = p['figures']['exit_cost']['syscall_ns']",
-                                        "figures.exit_cost.sched_yield_ns"}}) {
+                                        "figures.exit_cost.sched_yield_ns"},
+                                       {"p['figures']['exit_cost']['sched_yield_switch_ns'] = p['figures']['exit_cost']['syscall_ns']",
+                                        "figures.exit_cost.sched_yield_switch_ns"}}) {
     std::string src = std::string(VTICK_SOURCE_DIR) + "/docs/probe/this-guest-profile.json";
     std::system(("python3 -c \"import json; p = json.load(open('" + src + "')); " + b.text + "; json.dump(p, open('" + path +
                  "', 'w'))\"").c_str());
@@ -156,12 +158,14 @@ TEST_CASE("calibrate writes the guest's own speed from the probe into [guest.cos
   // exit, and a __schedule() that keeps its task on top of one
   std::string prof = test::temp_path("synth-speed.json"), vm = test::temp_path("vm-speed.toml");
   auto s = test::run_cli("calibrate --synthesize " + std::string(VTICK_SOURCE_DIR) +
-                         "/tests/data/calibrate-truth.toml --set guest.costs.syscall_ns=70 --set guest.costs.schedule_noswitch_ns=110 -o " + prof);
+                         "/tests/data/calibrate-truth.toml --set guest.costs.syscall_ns=70 --set guest.costs.schedule_noswitch_ns=110 "
+                         "--set guest.costs.schedule_ns=640 -o " + prof);
   INFO(s.output);
   REQUIRE(s.status == 0);
   auto p = nlohmann::json::parse(test::read_file(prof));
   CHECK(p["figures"]["exit_cost"]["syscall_ns"]["p50"].get<double>() == 70);
   CHECK(p["figures"]["exit_cost"]["sched_yield_ns"]["p50"].get<double>() == 180);
+  CHECK(p["figures"]["exit_cost"]["sched_yield_switch_ns"]["p50"].get<double>() == 710);
   auto r = test::run_cli("calibrate " + prof + " --quiet --max-evals 10 --fit host.costs.c6_exit_ns -o " + vm);
   INFO(r.output);
   REQUIRE(r.status == 0);
@@ -170,12 +174,14 @@ TEST_CASE("calibrate writes the guest's own speed from the probe into [guest.cos
   CHECK(text.find("[guest.costs]") != std::string::npos);
   CHECK(text.find("\nsyscall_ns = 70  # getppid()\n") != std::string::npos);
   CHECK(text.find("\nschedule_noswitch_ns = 110  # sched_yield() 180 ns less getppid()\n") != std::string::npos);
+  CHECK(text.find("\nschedule_ns = 640  # sched_yield() to another task 710 ns less getppid()\n") != std::string::npos);
   auto run = test::run_cli("run " + vm + " --duration 50ms --quiet --json -");
   INFO(run.output);
   CHECK(run.status == 0);
   // a profile of an older probe (no sched_yield_ns): the syscall alone; a value outside the
   // declared range is held to it and says so
   p["figures"]["exit_cost"].erase("sched_yield_ns");
+  p["figures"]["exit_cost"].erase("sched_yield_switch_ns");
   for (const char* q : {"p10", "p50", "p90", "min", "max", "mean", "p99"}) p["figures"]["exit_cost"]["syscall_ns"][q] = 12.0;
   std::system(("echo '" + p.dump() + "' > " + prof).c_str());
   auto old = test::run_cli("calibrate " + prof + " --quiet --max-evals 10 --fit host.costs.c6_exit_ns -o " + vm);
@@ -184,6 +190,7 @@ TEST_CASE("calibrate writes the guest's own speed from the probe into [guest.cos
   text = test::read_file(vm);
   CHECK(text.find("\nsyscall_ns = 20  # getppid() (12 ns, held to its range 20 ns .. 1000 ns)\n") != std::string::npos);
   CHECK(text.find("schedule_noswitch_ns") == std::string::npos);
+  CHECK(text.find("\nschedule_ns") == std::string::npos);
   for (const auto& f : {prof, vm}) std::remove(f.c_str());
 }
 
