@@ -355,7 +355,10 @@ int synthesize(const CalibrateOptions& o) {
   for (size_t i = 2; i < cat.size(); ++i) {
     const ProbeFigure& f = cat[i];
     if (f.exp == ProbeExperiment::FutexWake)
-      fig["futex_wake"] = {{"method", "vtick"}, {"gap_ns", f.arg}, {"remote_ns", stats(v[i])}};
+      fig["futex_wake"] = {{"method", "vtick"},
+                           {"gap_ns", f.arg},
+                           {"remote_ns", stats(v[i])},
+                           {"local_ns", stats(sys + static_cast<double>(sc.guest.costs.ttwu_ns))}};
     else if (f.exp == ProbeExperiment::IrqRate)
       continue;
     else if (f.exp == ProbeExperiment::WakeSpin || f.exp == ProbeExperiment::WakeSleep)

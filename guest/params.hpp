@@ -41,7 +41,7 @@ namespace vtick {
   P(sim_ns, switch_idle_ns, ".switch_idle_ns", Int, 600, 100, 3000, "ns",                                          \
     "[EST] __schedule to the idle task: deactivate_task, pick_next_task_idle, context_switch (lazy mm), finish_task_switch", \
     "__schedule when the CPU has nothing else to run: the blocking task's switch to the idle task") \
-  P(sim_ns, ttwu_ns, ".ttwu_ns", Int, 500, 100, 2000, "ns", "[EST] try_to_wake_up: select_task_rq_fair + enqueue_task", \
+  P(sim_ns, ttwu_ns, ".ttwu_ns", Int, 500, 100, 2000, "ns", "[EST] try_to_wake_up: select_task_rq_fair + enqueue_task; 489 on a 2026 Xeon KVM guest (vtick-probe futex_wake.local_ns 557 less getppid() 68), which calibrate writes", \
     "try_to_wake_up: select_task_rq + enqueue")                                                                      \
   P(sim_ns, syscall_ns, ".syscall_ns", Int, 150, 20, 1000, "ns", "[EST] syscall entry/exit with mitigations; 74 on a 2026 Xeon KVM guest (getppid()); vtick-probe's exit_cost measures it and calibrate writes it", \
     "syscall entry + exit")                                                                                          \

@@ -321,6 +321,15 @@ Profile load_profile_checked(const std::string& path) {
     if (!gap.is_number_integer() || gap.get<long long>() < 1000 || gap.get<long long>() > 100'000'000)
       bad(p, "figures.futex_wake.gap_ns", "must be an integer of 1000 .. 100000000 (ns)");
     take("futex_wake.remote", fig["futex_wake"]["remote_ns"], "figures.futex_wake.remote_ns", 0, gap.get<sim_ns>());
+    if (fig["futex_wake"].contains("local_ns")) {
+      double rel = 0;
+      int n = 0;
+      read_stats(p, fig["futex_wake"]["local_ns"], "figures.futex_wake.local_ns", p.futex_wake_local_ns, rel, n);
+      if (p.futex_wake_local_ns > 0 && p.futex_wake_local_ns <= p.syscall_ns)
+        bad(p, "figures.futex_wake.local_ns",
+            "p50 " + ns_text(p.futex_wake_local_ns) + " is not above getppid()'s (figures.exit_cost.syscall_ns p50 " +
+                ns_text(p.syscall_ns) + "): FUTEX_WAKE is a syscall and a wake-up");
+    }
   }
   if (fig.contains("wake_after_idle") && fig["wake_after_idle"].contains("points")) {
     int i = 0;
@@ -410,6 +419,9 @@ std::string profile_base_toml(const Profile& p) {
     if (p.sched_yield_ns > 0)
       o << guest_cost_line(p, "schedule_noswitch_ns", p.sched_yield_ns - p.syscall_ns,
                            "sched_yield() " + ns_text(p.sched_yield_ns) + " less getppid()");
+    if (p.futex_wake_local_ns > 0)
+      o << guest_cost_line(p, "ttwu_ns", p.futex_wake_local_ns - p.syscall_ns,
+                           "FUTEX_WAKE of a task on the waker's CPU " + ns_text(p.futex_wake_local_ns) + " less getppid()");
     if (p.sched_yield_switch_ns > 0)
       o << guest_cost_line(p, "schedule_ns", p.sched_yield_switch_ns - p.syscall_ns,
                            "sched_yield() to another task " + ns_text(p.sched_yield_switch_ns) + " less getppid()");

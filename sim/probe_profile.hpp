@@ -56,6 +56,7 @@ struct Profile {
   // The guest's own speed (figures.exit_cost, p50 ns; 0: not in the profile): written into
   // the scenario's [guest.costs] as measured, never fitted.
   double syscall_ns = 0, sched_yield_ns = 0, sched_yield_switch_ns = 0;
+  double futex_wake_local_ns = 0;  // figures.futex_wake.local_ns: a wake-up on the waker's CPU
   std::vector<std::string> notes;  // assumptions, printed and written into the scenario
   std::vector<ProbeFigure> figures;
 };

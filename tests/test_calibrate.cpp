@@ -138,7 +138,9 @@ TEST_CASE("calibrate refuses bad profiles with exit 2, naming the file and key")
                                        {"p['figures']['exit_cost']['sched_yield_ns'] = p['figures']['exit_cost']['syscall_ns']",
                                         "figures.exit_cost.sched_yield_ns"},
                                        {"p['figures']['exit_cost']['sched_yield_switch_ns'] = p['figures']['exit_cost']['syscall_ns']",
-                                        "figures.exit_cost.sched_yield_switch_ns"}}) {
+                                        "figures.exit_cost.sched_yield_switch_ns"},
+                                       {"p['figures']['futex_wake']['local_ns'] = p['figures']['exit_cost']['syscall_ns']",
+                                        "figures.futex_wake.local_ns"}}) {
     std::string src = std::string(VTICK_SOURCE_DIR) + "/docs/probe/this-guest-profile.json";
     std::system(("python3 -c \"import json; p = json.load(open('" + src + "')); " + b.text + "; json.dump(p, open('" + path +
                  "', 'w'))\"").c_str());
@@ -159,7 +161,7 @@ TEST_CASE("calibrate writes the guest's own speed from the probe into [guest.cos
   std::string prof = test::temp_path("synth-speed.json"), vm = test::temp_path("vm-speed.toml");
   auto s = test::run_cli("calibrate --synthesize " + std::string(VTICK_SOURCE_DIR) +
                          "/tests/data/calibrate-truth.toml --set guest.costs.syscall_ns=70 --set guest.costs.schedule_noswitch_ns=110 "
-                         "--set guest.costs.schedule_ns=640 -o " + prof);
+                         "--set guest.costs.schedule_ns=640 --set guest.costs.ttwu_ns=420 -o " + prof);
   INFO(s.output);
   REQUIRE(s.status == 0);
   auto p = nlohmann::json::parse(test::read_file(prof));
@@ -175,6 +177,7 @@ TEST_CASE("calibrate writes the guest's own speed from the probe into [guest.cos
   CHECK(text.find("\nsyscall_ns = 70  # getppid()\n") != std::string::npos);
   CHECK(text.find("\nschedule_noswitch_ns = 110  # sched_yield() 180 ns less getppid()\n") != std::string::npos);
   CHECK(text.find("\nschedule_ns = 640  # sched_yield() to another task 710 ns less getppid()\n") != std::string::npos);
+  CHECK(text.find("\nttwu_ns = 420  # FUTEX_WAKE of a task on the waker's CPU 490 ns less getppid()\n") != std::string::npos);
   auto run = test::run_cli("run " + vm + " --duration 50ms --quiet --json -");
   INFO(run.output);
   CHECK(run.status == 0);
@@ -182,6 +185,7 @@ TEST_CASE("calibrate writes the guest's own speed from the probe into [guest.cos
   // declared range is held to it and says so
   p["figures"]["exit_cost"].erase("sched_yield_ns");
   p["figures"]["exit_cost"].erase("sched_yield_switch_ns");
+  p["figures"]["futex_wake"].erase("local_ns");
   for (const char* q : {"p10", "p50", "p90", "min", "max", "mean", "p99"}) p["figures"]["exit_cost"]["syscall_ns"][q] = 12.0;
   std::system(("echo '" + p.dump() + "' > " + prof).c_str());
   auto old = test::run_cli("calibrate " + prof + " --quiet --max-evals 10 --fit host.costs.c6_exit_ns -o " + vm);
@@ -191,6 +195,7 @@ TEST_CASE("calibrate writes the guest's own speed from the probe into [guest.cos
   CHECK(text.find("\nsyscall_ns = 20  # getppid() (12 ns, held to its range 20 ns .. 1000 ns)\n") != std::string::npos);
   CHECK(text.find("schedule_noswitch_ns") == std::string::npos);
   CHECK(text.find("\nschedule_ns") == std::string::npos);
+  CHECK(text.find("\nttwu_ns") == std::string::npos);
   for (const auto& f : {prof, vm}) std::remove(f.c_str());
 }
 
