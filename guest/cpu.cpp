@@ -165,7 +165,7 @@ void GuestCpu::go_offline() {
     t->vruntime = t->vruntime - min_vruntime + to.min_vruntime;
     ++k_.sched_stats.migrate_hotplug;
     k_.enqueue_task(to, *t, false);
-    k_.check_preempt_curr(to, *t, *this);
+    k_.wakeup_preempt(to, *t, *this);
   }
   hw_->local_irq_disable();
   sim_ns t = now();

@@ -128,7 +128,7 @@ void GuestKernel::move_queued_task(GuestCpu& self, Task& p, GuestCpu& src, Guest
     default: break;
   }
   packing_update(now, self.lb_cause);
-  check_preempt_curr(dst, p, self);
+  wakeup_preempt(dst, p, self);
 }
 
 // sched_balance_rq() (load_balance()): find the busiest group of the domain and its

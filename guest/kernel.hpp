@@ -262,7 +262,7 @@ class GuestKernel {
   bool vcpu_is_preempted(int cpu) const;
   bool cpus_share_cache(int a, int b) const { return a >= 0 && b >= 0; }  // one LLC
   void enqueue_task(GuestCpu& c, Task& p, bool wakeup);
-  void check_preempt_curr(GuestCpu& target, Task& p, GuestCpu& self);
+  void wakeup_preempt(GuestCpu& target, Task& p, GuestCpu& self);
   void resched_curr(GuestCpu& target, GuestCpu& self);
   bool available_idle_cpu(int cpu) const;
   sim_ns wakeup_granularity() const;

@@ -60,9 +60,10 @@ Task* GuestCpu::pick_next_task() {
   return next;
 }
 
-// check_preempt_wakeup_fair(): an idle CPU always reschedules; a busy one when the
-// wakee is behind the running task by more than the wake-up granularity.
-void GuestKernel::check_preempt_curr(GuestCpu& target, Task& p, GuestCpu& self) {
+// wakeup_preempt() (check_preempt_curr() before v6.7) -> check_preempt_wakeup_fair(): an
+// idle CPU always reschedules; a busy one when the wakee is behind the running task by
+// more than the wake-up granularity.
+void GuestKernel::wakeup_preempt(GuestCpu& target, Task& p, GuestCpu& self) {
   if (!target.curr) {
     resched_curr(target, self);
     return;
@@ -167,7 +168,7 @@ void GuestKernel::ttwu_do_activate(GuestCpu& target, Task& p, GuestCpu& self) {
   if (tracing()) trace::sched_wakeup(self.now(), self.id(), p.pid, target.id());
   enqueue_task(target, p, true);
   target.tick().tick_nohz_dep_set_cpu_sched(self);  // sched_update_tick_dependency()
-  check_preempt_curr(target, p, self);
+  wakeup_preempt(target, p, self);
 }
 
 void GuestKernel::sched_ttwu_pending(GuestCpu& c) {

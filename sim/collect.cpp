@@ -56,7 +56,7 @@ const std::vector<StatDesc>& task_descs() {
 
 }  // namespace
 
-void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, const Workload& w) {
+void read_metrics(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, const Workload& w) {
   m.counter("workload.ops", static_cast<double>(w.ops(k)));
   w.report(k, t, [&m](const std::string& name, double v, bool counter) {
     if (counter) m.counter(name, v);

@@ -16,7 +16,7 @@ class GuestKernel;
 class Workload;
 
 // Reads every counter and gauge at `t` into `m`.
-void collect(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, const Workload& w);
+void read_metrics(Metrics& m, sim_ns t, Machine& machine, Kvm& vm, GuestKernel& k, const Workload& w);
 
 // One metric of the results, its name a pattern: vcpu<N>. (a vCPU), pcpu<T>. (a
 // hardware thread), task.<pid>.<comm>., host.<thread>. (iothread, vhost, noise<I>),

@@ -206,14 +206,14 @@ struct Input {
   bool script_given = false;
 };
 
-void collect(const toml::table& t, const std::string& prefix, const std::string& file, Input& in) {
+void flatten_keys(const toml::table& t, const std::string& prefix, const std::string& file, Input& in) {
   for (auto&& [k, node] : t) {
     std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
     const auto& src = node.source();
     std::string where = file + ":" + std::to_string(src.begin.line) + ":" + std::to_string(src.begin.column);
     if (node.is_table()) {
       if (!is_section(key)) fail(where, "unknown section [" + key + "]; sections: " + join(sections()));
-      collect(*node.as_table(), key, file, in);
+      flatten_keys(*node.as_table(), key, file, in);
       continue;
     }
     if (key == "workload.task") {
@@ -538,7 +538,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   if (!path.empty()) {
     check_input_file(path, "a scenario file (a TOML file such as scenarios/default.toml)");
     toml::table tbl = parse_toml_file(path);
-    collect(tbl, "", path, in);
+    flatten_keys(tbl, "", path, in);
   }
   for (const auto& s : sets) apply_set(s, in);
   Values v{in};

@@ -163,13 +163,13 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   spawn_actor("horizon", machine->threads.front()->host(), [&] {
     while (now() < sc.run.warmup) wait_event(horizon_bell, sc.run.warmup);
     vm.sched().sync_idle(now());  // idle CPUs' tick and POLL wake-ups replayed up to here
-    collect(at_warmup, now(), *machine, vm, kernel, *workload);
+    read_metrics(at_warmup, now(), *machine, vm, kernel, *workload);
     kernel.wake_latency.clear();
     workload->start_window();
     while (now() < sc.run.duration) wait_event(horizon_bell, sc.run.duration);
     end = now();
     vm.sched().sync_idle(end);
-    collect(at_end, end, *machine, vm, kernel, *workload);
+    read_metrics(at_end, end, *machine, vm, kernel, *workload);
     for (int i = 0; i < vm.nr_vcpus(); ++i) poll_open.push_back(vm.vcpu(i).poll_open_ns(end));
     request_stop();
   }, true);
@@ -186,7 +186,7 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   set_time_hook(nullptr);
   if (end < 0) {  // stopped by a failure before the end
     end = engine_clock();
-    collect(at_end, end, *machine, vm, kernel, *workload);
+    read_metrics(at_end, end, *machine, vm, kernel, *workload);
   }
   res.metrics = at_end.since(at_warmup);
   res.measured_ns = end - std::min(sc.run.warmup, end);
