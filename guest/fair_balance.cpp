@@ -20,17 +20,18 @@ struct LbPath {
   LbCause prev_;
 };
 
+}  // namespace
+
 enum class GroupType { HasSpare, FullyBusy, Overloaded };  // enum group_type, the cases we meet
 
 struct SgStats {  // struct sg_lb_stats
   std::uint64_t span = 0;
   int weight = 0, sum_nr_running = 0, idle_cpus = 0;
   double load = 0;
-  bool load_known = false;  // load is summed when a comparison needs it (see sched_balance_rq())
+  bool load_known = false;  // load is summed when a comparison needs it (sg_avg_load())
   GroupType type = GroupType::HasSpare;
   double avg_load() const { return weight ? load / weight : 0; }
 };
-}  // namespace
 
 // msecs_to_jiffies(): intervals are whole jiffies, rounded up.
 sim_ns GuestKernel::msecs_to_jiffies_ns(sim_ns ns) const {
@@ -104,19 +105,22 @@ bool GuestKernel::can_migrate_task(GuestCpu& self, const Task& p, const GuestCpu
   return false;
 }
 
-// detach_task() + attach_task(): the task leaves src's queue and joins dst's; the
-// destination is told (wakeup_preempt()).
-void GuestKernel::move_queued_task(GuestCpu& self, Task& p, GuestCpu& src, GuestCpu& dst) {
+// detach_task(): the task leaves src's queue (sched_migrate_task), its vruntime made
+// relative to dst's queue.
+void GuestKernel::detach_task(GuestCpu& self, Task& p, GuestCpu& src, GuestCpu& dst) {
   auto it = std::find(src.rq.begin(), src.rq.end(), &p);
   if (VTICK_WARN(it == src.rq.end(), "task ", p.pid, " is not queued on CPU ", src.id())) return;
   src.hw().revoke_local();
   dst.hw().revoke_local();
   src.rq.erase(it);
   src.rq_changed();
-  sim_ns now = self.now();
-  if (tracing()) trace::sched_migrate_task(now, self.id(), p.pid, src.id(), dst.id(), lb_cause_name(self.lb_cause));
+  if (tracing()) trace::sched_migrate_task(self.now(), self.id(), p.pid, src.id(), dst.id(), lb_cause_name(self.lb_cause));
   p.vruntime = p.vruntime - src.min_vruntime + dst.min_vruntime;
   p.cpu = dst.id();
+}
+
+// attach_task(): the task joins dst's queue; the destination is told (wakeup_preempt()).
+void GuestKernel::attach_task(GuestCpu& self, Task& p, GuestCpu& dst) {
   dst.rq.push_back(&p);
   dst.rq_changed();
   ++sched_stats.lb_pulled;
@@ -127,49 +131,50 @@ void GuestKernel::move_queued_task(GuestCpu& self, Task& p, GuestCpu& src, Guest
     case LbCause::Active: ++sched_stats.migrate_active; break;
     default: break;
   }
-  packing_update(now, self.lb_cause);
+  packing_update(self.now(), self.lb_cause);
   wakeup_preempt(dst, p, self);
 }
 
-// sched_balance_rq() (load_balance()): find the busiest group of the domain and its
-// busiest queue, move queued tasks to dst; when nothing can move, count the failure and,
-// past cache_nice_tries + 2 failures, have the stopper push the running task.
-int GuestKernel::sched_balance_rq(GuestCpu& self, GuestCpu& dst, SchedDomain& sd, CpuIdleType idle,
-                                  bool* continue_balancing) {
-  ++sched_stats.lb_calls;
-  self.kernel_work(p_.costs.load_balance_ns);
-  sim_ns now = self.now();
-  auto out_balanced = [&]() {
-    sd.nr_balance_failed = 0;
-    if (idle != CpuIdleType::NewlyIdle && sd.balance_interval < sd.max_interval) sd.balance_interval *= 2;
-    return 0;
-  };
-  if (!should_we_balance(dst, sd, idle)) {
-    *continue_balancing = false;
-    return out_balanced();
-  }
-  // update_sd_lb_stats(): per group, tasks, idle CPUs, load
+// struct lb_env: one sched_balance_rq() call's context.
+struct LbEnv {
+  GuestCpu& self;  // the CPU doing the work (the ILB for a nohz CPU)
+  GuestCpu& dst;
+  SchedDomain& sd;
+  GuestKernel::CpuIdleType idle;
+  sim_ns now;
+  bool loads_read = false;  // cpu_loads() read once per call, when a comparison needs loads
+  int imbalance = 0;        // in tasks (migrate_task)
+  GuestCpu* src = nullptr;
+};
+
+// struct sd_lb_stats: the local group and the busiest other one.
+struct SdLbStats {
   SgStats local, busiest;
   bool have_busiest = false;
-  // A group's load only decides between groups of one type (not has-spare) and the
-  // overloaded local group's margin: summed then, from one pass over the tasks
-  // (cpu_loads(), not one per CPU of the domain), at most once per call.
-  bool loads_read = false;
-  auto avg_load = [&](SgStats& s) {
-    if (!s.load_known) {
-      if (!loads_read) cpu_loads(now, lb_loads_);
-      loads_read = true;
-      s.load = 0;
-      for (std::uint64_t m = s.span; m; m &= m - 1) {  // the group's online CPUs, lowest first
-        int c = __builtin_ctzll(m);
-        if (c >= nr_cpus()) break;
-        if (cpus_[static_cast<size_t>(c)]->online()) s.load += lb_loads_[static_cast<size_t>(c)];
-      }
-      s.load_known = true;
+};
+
+// A group's load only decides between groups of one type (not has-spare) and the
+// overloaded local group's margin: summed then, from one pass over the tasks (cpu_loads(),
+// not one per CPU of the domain), at most once per call.
+double GuestKernel::sg_avg_load(LbEnv& env, SgStats& s) {
+  if (!s.load_known) {
+    if (!env.loads_read) cpu_loads(env.now, lb_loads_);
+    env.loads_read = true;
+    s.load = 0;
+    for (std::uint64_t m = s.span; m; m &= m - 1) {  // the group's online CPUs, lowest first
+      int c = __builtin_ctzll(m);
+      if (c >= nr_cpus()) break;
+      if (cpus_[static_cast<size_t>(c)]->online()) s.load += lb_loads_[static_cast<size_t>(c)];
     }
-    return s.avg_load();
-  };
-  for (std::uint64_t g : sd.groups) {
+    s.load_known = true;
+  }
+  return s.avg_load();
+}
+
+// update_sd_lb_stats(): per group, tasks, idle CPUs and its type (group_classify());
+// update_sd_pick_busiest() keeps the worst other group.
+void GuestKernel::update_sd_lb_stats(LbEnv& env, SdLbStats& sds) {
+  for (std::uint64_t g : env.sd.groups) {
     SgStats s;
     s.span = g;
     for (std::uint64_t m = g; m; m &= m - 1) {  // the group's CPUs, lowest first
@@ -183,54 +188,110 @@ int GuestKernel::sched_balance_rq(GuestCpu& self, GuestCpu& dst, SchedDomain& sd
     }
     // group_classify(): more tasks than CPUs is overloaded; no idle CPU is fully busy
     s.type = s.sum_nr_running > s.weight ? GroupType::Overloaded : s.idle_cpus == 0 ? GroupType::FullyBusy : GroupType::HasSpare;
-    if ((g >> dst.id()) & 1ULL) { local = s; continue; }
+    if ((g >> env.dst.id()) & 1ULL) {
+      sds.local = s;
+      continue;
+    }
     if (s.sum_nr_running == 0) continue;
     // update_sd_pick_busiest(): the worst group type, then load (overloaded, fully busy)
     // or fewer idle CPUs and more tasks (has spare)
-    bool pick = !have_busiest || s.type > busiest.type;
-    if (have_busiest && s.type == busiest.type) {
-      if (s.type == GroupType::HasSpare) pick = s.idle_cpus < busiest.idle_cpus || (s.idle_cpus == busiest.idle_cpus && s.sum_nr_running > busiest.sum_nr_running);
-      else pick = avg_load(s) > avg_load(busiest);
+    SgStats& b = sds.busiest;
+    bool pick = !sds.have_busiest || s.type > b.type;
+    if (sds.have_busiest && s.type == b.type) {
+      if (s.type == GroupType::HasSpare) pick = s.idle_cpus < b.idle_cpus || (s.idle_cpus == b.idle_cpus && s.sum_nr_running > b.sum_nr_running);
+      else pick = sg_avg_load(env, s) > sg_avg_load(env, b);
     }
-    if (pick) { busiest = s; have_busiest = true; }
+    if (pick) {
+      b = s;
+      sds.have_busiest = true;
+    }
   }
-  // sched_balance_find_src_group()
-  if (!have_busiest || local.type > busiest.type) return out_balanced();
-  if (local.type == GroupType::Overloaded && 100 * avg_load(busiest) <= sd.imbalance_pct * avg_load(local)) return out_balanced();
+}
+
+// calculate_imbalance(), in tasks (migrate_task): half the difference, at least one.
+void GuestKernel::calculate_imbalance(LbEnv& env, const SdLbStats& sds) {
+  const SgStats &local = sds.local, &busiest = sds.busiest;
+  env.imbalance = local.type == GroupType::HasSpare && busiest.weight > 1 ? std::max(0, local.idle_cpus - busiest.idle_cpus) / 2
+                                                                           : (busiest.sum_nr_running - local.sum_nr_running) / 2;
+  env.imbalance = std::max(env.imbalance, 1);
+}
+
+// sched_balance_find_src_group(): the busiest group if pulling from it helps, with the
+// imbalance to move; false when the domain is balanced.
+bool GuestKernel::sched_balance_find_src_group(LbEnv& env, SdLbStats& sds) {
+  update_sd_lb_stats(env, sds);
+  SgStats &local = sds.local, &busiest = sds.busiest;
+  if (!sds.have_busiest || local.type > busiest.type) return false;
+  if (local.type == GroupType::Overloaded && 100 * sg_avg_load(env, busiest) <= env.sd.imbalance_pct * sg_avg_load(env, local))
+    return false;
   if (busiest.type != GroupType::Overloaded) {
-    if (idle == CpuIdleType::NotIdle) return out_balanced();  // let an idle CPU pull
-    if (busiest.weight > 1 && local.idle_cpus <= busiest.idle_cpus + 1) return out_balanced();
-    if (busiest.sum_nr_running == 1) return out_balanced();
+    if (env.idle == CpuIdleType::NotIdle) return false;  // let an idle CPU pull
+    if (busiest.weight > 1 && local.idle_cpus <= busiest.idle_cpus + 1) return false;
+    if (busiest.sum_nr_running == 1) return false;
   }
-  // calculate_imbalance(), in tasks (migrate_task): half the difference, at least one
-  int imbalance = local.type == GroupType::HasSpare && busiest.weight > 1
-                      ? std::max(0, local.idle_cpus - busiest.idle_cpus) / 2
-                      : (busiest.sum_nr_running - local.sum_nr_running) / 2;
-  imbalance = std::max(imbalance, 1);
-  // sched_balance_find_src_rq(): the queue with the most tasks
+  calculate_imbalance(env, sds);
+  return true;
+}
+
+// sched_balance_find_src_rq(): the queue of the group with the most tasks.
+GuestCpu* GuestKernel::sched_balance_find_src_rq(const SgStats& busiest) {
   GuestCpu* src = nullptr;
   for (int c = 0; c < nr_cpus(); ++c) {
     if (!((busiest.span >> c) & 1ULL)) continue;
     GuestCpu* cc = cpus_[static_cast<size_t>(c)].get();
     if (cc->online() && (!src || cc->nr_running() > src->nr_running())) src = cc;
   }
-  if (!src) return out_balanced();
+  return src;
+}
+
+// detach_tasks(): from the least recently queued, at most nr_migrate looked at, up to the
+// imbalance. Each is attached at once (attach_task()), where the kernel attaches the list
+// after (attach_tasks()): the same tasks move; a destination told to reschedule may run
+// meanwhile, so a task already gone is skipped. `all_pinned`: none may run on dst.
+int GuestKernel::detach_tasks(LbEnv& env, bool& all_pinned) {
+  GuestCpu& src = *env.src;
   int moved = 0;
-  bool all_pinned = true;
-  if (src->nr_running() > 1) {
-    // detach_tasks(): from the least recently queued, at most nr_migrate looked at
-    int loop_max = std::min(p_.sched.nr_migrate, src->nr_running());
-    std::vector<Task*> candidates(src->rq.begin(), src->rq.end());
-    for (int i = 0; i < static_cast<int>(candidates.size()) && i < loop_max && moved < imbalance; ++i) {
-      Task* t = candidates[static_cast<size_t>(i)];
-      // an IPI sent for the previous move let other CPUs run: it may have gone meanwhile
-      if (std::find(src->rq.begin(), src->rq.end(), t) == src->rq.end()) continue;
-      if (allowed_on(*t, dst.id())) all_pinned = false;
-      if (!can_migrate_task(self, *t, *src, dst, sd)) continue;
-      move_queued_task(self, *t, *src, dst);
-      ++moved;
-    }
+  all_pinned = true;
+  if (src.nr_running() <= 1) return 0;
+  int loop_max = std::min(p_.sched.nr_migrate, src.nr_running());
+  std::vector<Task*> candidates(src.rq.begin(), src.rq.end());
+  for (int i = 0; i < static_cast<int>(candidates.size()) && i < loop_max && moved < env.imbalance; ++i) {
+    Task* t = candidates[static_cast<size_t>(i)];
+    if (std::find(src.rq.begin(), src.rq.end(), t) == src.rq.end()) continue;
+    if (allowed_on(*t, env.dst.id())) all_pinned = false;
+    if (!can_migrate_task(env.self, *t, src, env.dst, env.sd)) continue;
+    detach_task(env.self, *t, src, env.dst);
+    attach_task(env.self, *t, env.dst);
+    ++moved;
   }
+  return moved;
+}
+
+// sched_balance_rq() (load_balance()): find the busiest group of the domain and its
+// busiest queue, and pull the imbalance from it; failures grow nr_balance_failed (which
+// lets cache-hot tasks go, then the stopper push the running one) and back the interval
+// off.
+int GuestKernel::sched_balance_rq(GuestCpu& self, GuestCpu& dst, SchedDomain& sd, CpuIdleType idle,
+                                  bool* continue_balancing) {
+  ++sched_stats.lb_calls;
+  self.kernel_work(p_.costs.load_balance_ns);
+  LbEnv env{self, dst, sd, idle, self.now()};
+  auto out_balanced = [&]() {
+    sd.nr_balance_failed = 0;
+    if (idle != CpuIdleType::NewlyIdle && sd.balance_interval < sd.max_interval) sd.balance_interval *= 2;
+    return 0;
+  };
+  if (!should_we_balance(dst, sd, idle)) {
+    *continue_balancing = false;
+    return out_balanced();
+  }
+  SdLbStats sds;
+  if (!sched_balance_find_src_group(env, sds)) return out_balanced();
+  env.src = sched_balance_find_src_rq(sds.busiest);
+  if (!env.src) return out_balanced();
+  GuestCpu* src = env.src;
+  bool all_pinned = true;
+  int moved = detach_tasks(env, all_pinned);
   if (!moved && all_pinned) {  // out_all_pinned: nothing here may move; slow down
     sd.nr_balance_failed = 0;
     if (idle != CpuIdleType::NewlyIdle && sd.balance_interval < 512 * NSEC_PER_MSEC) sd.balance_interval *= 2;  // MAX_PINNED_INTERVAL
@@ -269,7 +330,8 @@ void GuestKernel::active_load_balance_cpu_stop(GuestCpu& busiest) {
   for (Task* t : std::vector<Task*>(busiest.rq.begin(), busiest.rq.end())) {
     if (!allowed_on(*t, push)) continue;
     LbPath path(busiest, LbCause::Active);
-    move_queued_task(busiest, *t, busiest, dst);
+    detach_task(busiest, *t, busiest, dst);  // detach_one_task()
+    attach_task(busiest, *t, dst);           // attach_one_task()
     break;
   }
 }

@@ -28,6 +28,9 @@
 namespace vtick {
 
 class GuestKernel;
+struct LbEnv;      // guest/fair_balance.cpp: sched_balance_rq()'s struct lb_env
+struct SdLbStats;  // struct sd_lb_stats
+struct SgStats;    // struct sg_lb_stats
 
 // Where a guest CPU's time goes, as the guest sees it.
 enum class GuestCpuState { User, Sys, Irq, Idle, Halted, Count };
@@ -276,7 +279,15 @@ class GuestKernel {
   int sched_balance_rq(GuestCpu& self, GuestCpu& dst, SchedDomain& sd, CpuIdleType idle, bool* continue_balancing);
   bool should_we_balance(const GuestCpu& dst, const SchedDomain& sd, CpuIdleType idle) const;
   bool can_migrate_task(GuestCpu& self, const Task& p, const GuestCpu& src, const GuestCpu& dst, const SchedDomain& sd);
-  void move_queued_task(GuestCpu& self, Task& p, GuestCpu& src, GuestCpu& dst);
+  void detach_task(GuestCpu& self, Task& p, GuestCpu& src, GuestCpu& dst);
+  void attach_task(GuestCpu& self, Task& p, GuestCpu& dst);
+  // sched_balance_rq()'s outline, as fair.c's (LbEnv: struct lb_env; SdLbStats: sd_lb_stats)
+  void update_sd_lb_stats(LbEnv& env, SdLbStats& sds);
+  bool sched_balance_find_src_group(LbEnv& env, SdLbStats& sds);
+  void calculate_imbalance(LbEnv& env, const SdLbStats& sds);
+  GuestCpu* sched_balance_find_src_rq(const SgStats& busiest);
+  int detach_tasks(LbEnv& env, bool& all_pinned);
+  double sg_avg_load(LbEnv& env, SgStats& s);
   void active_load_balance_cpu_stop(GuestCpu& busiest);
   int sched_balance_newidle(GuestCpu& c);
   sim_ns get_sd_balance_interval(const SchedDomain& sd, bool busy) const;
