@@ -364,11 +364,18 @@ void TraceWriter::finish(sim_ns end) {
 }
 
 void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
-  sim_ns t = e.t;
-  if (!window_open_ && t >= ws_) open_window();
-  last_ = std::max(last_, t);
-  const bool x86 = topo_.x86;
+  if (!window_open_ && e.t >= ws_) open_window();
+  last_ = std::max(last_, e.t);
+  if (process_host(e, seq) || process_guest_cpu(e, seq) || process_sched(e, seq)) return;
+  process_tick(e, seq);
+}
+
+// Host and KVM events: the hardware threads' activity and C-states, vCPU states, exits,
+// halts and halt polling, interrupt acceptance, the host timer.
+bool TraceWriter::process_host(const ModelEvent& e, std::uint64_t seq) {
+  const sim_ns t = e.t;
   const int v = e.cpu;  // a vCPU for guest and KVM events
+  const bool x86 = topo_.x86;
   switch (e.id) {
     case EventId::HwActivity: {
       PcpuView& p = pcpu(-1 - e.cpu);
@@ -448,6 +455,19 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
       counter(pcpu_track(-1 - e.cpu), "pCPU" + std::to_string(-1 - e.cpu) + " runqueue", "nr_running",
               e.host_nr_running.nr_running, t, seq);
       break;
+    default:
+      return false;
+  }
+  return true;
+}
+
+// A vCPU's own state and its virtual hardware: guest CPU state, interrupt entries,
+// cpuidle, MSR writes, IPIs sent.
+bool TraceWriter::process_guest_cpu(const ModelEvent& e, std::uint64_t seq) {
+  const sim_ns t = e.t;
+  const int v = e.cpu;  // a vCPU for guest and KVM events
+  const bool x86 = topo_.x86;
+  switch (e.id) {
     case EventId::GuestCpuState:
       vcpu(v).gstate = static_cast<int>(e.guest_cpu_state.state);
       refresh_vcpu(v, t, seq);
@@ -474,6 +494,38 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
         r->v[1] = v;  // cpu_id
       }
       break;
+    case EventId::WriteMsr:
+      // after the WRMSR returns, as do_trace_write_msr()
+      if (FtraceEvent* r = guest_event(v, t, seq, Tp::WriteMsr, TRACE_FLAG_IRQS_OFF, 1)) {
+        r->v[0] = e.write_msr.msr;
+        r->v[1] = e.write_msr.value;
+      }
+      break;
+    case EventId::IpiSendCpu: {
+      IrqVector vec = e.ipi_send_cpu.vector;
+      instant(vcpu_track(v), t, seq, "ipi_send_cpu", "guest.ipi_send",
+              {{"cpu", e.ipi_send_cpu.dest_cpu}, {"vector", 0, irq_vector_name(vec)}, {"callsite", 0, e.ipi_send_cpu.callsite}}, "");
+      if (FtraceEvent* r = guest_event(v, t, seq, Tp::IpiSendCpu, TRACE_FLAG_IRQS_OFF, 2)) {
+        // smp_send_reschedule() has no callback; send_call_function_single_ipi() names the
+        // CALL_FUNCTION_SINGLE handler
+        bool resched = vec == IrqVector::Reschedule;
+        r->v[0] = e.ipi_send_cpu.dest_cpu;
+        r->v[1] = static_cast<std::int64_t>(syms_.address(e.ipi_send_cpu.callsite));
+        r->v[2] = resched ? 0 : static_cast<std::int64_t>(syms_.address("generic_smp_call_function_single_interrupt"));
+      }
+      break;
+    }
+    default:
+      return false;
+  }
+  return true;
+}
+
+// The guest scheduler: switches, wake-ups, migrations, nohz kicks, packed phases.
+bool TraceWriter::process_sched(const ModelEvent& e, std::uint64_t seq) {
+  const sim_ns t = e.t;
+  const int v = e.cpu;  // a vCPU for guest and KVM events
+  switch (e.id) {
     case EventId::SchedSwitch: {
       int prev = e.sched_switch.prev_pid, next = e.sched_switch.next_pid;
       const char* ps = e.sched_switch.prev_state ? e.sched_switch.prev_state : "R";
@@ -559,6 +611,18 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
       instant(vcpu_track(v), t, seq, "unpacked", "sched.packed",
               {{"cause", 0, e.pack_end.cause}, {"length_ns", e.pack_end.length}}, "");
       break;
+    default:
+      return false;
+  }
+  return true;
+}
+
+// The tick and timers: ticks, stops, retains and restarts (and CPU hotplug, which ends a
+// stopped tick), hrtimers, clockevent writes.
+bool TraceWriter::process_tick(const ModelEvent& e, std::uint64_t seq) {
+  const sim_ns t = e.t;
+  const int v = e.cpu;  // a vCPU for guest and KVM events
+  switch (e.id) {
     case EventId::Tick:
       instant(tick_track(v), t, seq, "tick", "tick.tick", {{"in_idle", e.tick.in_idle}});
       break;
@@ -630,30 +694,10 @@ void TraceWriter::process(const ModelEvent& e, std::uint64_t seq) {
       instant(tick_track(v), t, seq, "clockevent_write", "timer.clockevent", {{"register", 0, f.reg ? f.reg : "?"}, {"value", f.value}});
       break;
     }
-    case EventId::WriteMsr:
-      // after the WRMSR returns, as do_trace_write_msr()
-      if (FtraceEvent* r = guest_event(v, t, seq, Tp::WriteMsr, TRACE_FLAG_IRQS_OFF, 1)) {
-        r->v[0] = e.write_msr.msr;
-        r->v[1] = e.write_msr.value;
-      }
-      break;
-    case EventId::IpiSendCpu: {
-      IrqVector vec = e.ipi_send_cpu.vector;
-      instant(vcpu_track(v), t, seq, "ipi_send_cpu", "guest.ipi_send",
-              {{"cpu", e.ipi_send_cpu.dest_cpu}, {"vector", 0, irq_vector_name(vec)}, {"callsite", 0, e.ipi_send_cpu.callsite}}, "");
-      if (FtraceEvent* r = guest_event(v, t, seq, Tp::IpiSendCpu, TRACE_FLAG_IRQS_OFF, 2)) {
-        // smp_send_reschedule() has no callback; send_call_function_single_ipi() names the
-        // CALL_FUNCTION_SINGLE handler
-        bool resched = vec == IrqVector::Reschedule;
-        r->v[0] = e.ipi_send_cpu.dest_cpu;
-        r->v[1] = static_cast<std::int64_t>(syms_.address(e.ipi_send_cpu.callsite));
-        r->v[2] = resched ? 0 : static_cast<std::int64_t>(syms_.address("generic_smp_call_function_single_interrupt"));
-      }
-      break;
-    }
     default:
-      break;
+      return false;
   }
+  return true;
 }
 
 // ---- track states ---------------------------------------------------------------

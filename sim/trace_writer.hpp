@@ -138,6 +138,11 @@ class TraceWriter final : public EventSink {
   };
 
   void process(const ModelEvent& e, std::uint64_t seq);
+  // process() by event family; each returns false for an event not of its family
+  bool process_host(const ModelEvent& e, std::uint64_t seq);
+  bool process_guest_cpu(const ModelEvent& e, std::uint64_t seq);
+  bool process_sched(const ModelEvent& e, std::uint64_t seq);
+  bool process_tick(const ModelEvent& e, std::uint64_t seq);
   void open_window();
 
   Track& track(int pid, int tid);
