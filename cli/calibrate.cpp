@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli/calibrate_fit.hpp"
+#include "study/calibrate_fit.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "sim/fork_pool.hpp"

@@ -1,7 +1,7 @@
 // vtick calibrate's search (calibrate_fit.hpp): every point is a full set of figures, so
 // the search is frugal: the figures are staircases in the discrete choices (a poll window
 // or a C-state crossing a gap), which a simplex cannot climb, and smooth in the costs.
-#include "cli/calibrate_fit.hpp"
+#include "study/calibrate_fit.hpp"
 
 #include <nlopt.hpp>
 #include <spdlog/spdlog.h>
