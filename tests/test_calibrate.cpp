@@ -11,6 +11,19 @@
 
 using namespace vtick;
 
+namespace {
+// calibrate --synthesize on tests/data/calibrate-truth.toml with `sets` on top: the path of
+// the profile vtick computes for that host.
+std::string synthesize(const std::string& name, const std::string& sets) {
+  std::string prof = test::temp_path(name);
+  auto s = test::run_cli("calibrate --synthesize " + std::string(VTICK_SOURCE_DIR) + "/tests/data/calibrate-truth.toml " + sets +
+                         " -o " + prof);
+  INFO(s.output);
+  REQUIRE(s.status == 0);
+  return prof;
+}
+}  // namespace
+
 TEST_CASE("calibrate's default search fits a vtick-computed profile back to the host it was computed with") {
   // two costs and the halt-poll window away from their defaults; the default search (six
   // costs, the window, timer advance, the governor) sees the profile only
@@ -76,11 +89,8 @@ TEST_CASE("calibrate's default search fits a vtick-computed profile back to the 
 TEST_CASE("calibrate --fit searches one cost with a choice") {
   // the exit pinned from its figure, the C6 exit and the governor searched (the idle
   // governor decides which C-state a long idle gets): with teo on the host it is found
-  std::string prof = test::temp_path("synth-teo.json"), fit = test::temp_path("fit-teo.json");
-  auto s = test::run_cli("calibrate --synthesize " + std::string(VTICK_SOURCE_DIR) +
-                         "/tests/data/calibrate-truth.toml --set host.idle_governor=teo --set host.costs.c6_exit_ns=200000 -o " + prof);
-  INFO(s.output);
-  REQUIRE(s.status == 0);
+  std::string prof = synthesize("synth-teo.json", "--set host.idle_governor=teo --set host.costs.c6_exit_ns=200000");
+  std::string fit = test::temp_path("fit-teo.json");
   auto r = test::run_cli("calibrate " + prof + " --quiet --max-evals 80 --fit host.costs.c6_exit_ns,host.idle_governor --json " + fit);
   INFO(r.output);
   REQUIRE(r.status == 0);
@@ -158,12 +168,9 @@ TEST_CASE("calibrate refuses bad profiles with exit 2, naming the file and key")
 TEST_CASE("calibrate writes the guest's own speed from the probe into [guest.costs], measured, never fitted") {
   // the probe's getppid() and sched_yield() (alone on a CPU, no exit): a syscall's entry and
   // exit, and a __schedule() that keeps its task on top of one
-  std::string prof = test::temp_path("synth-speed.json"), vm = test::temp_path("vm-speed.toml");
-  auto s = test::run_cli("calibrate --synthesize " + std::string(VTICK_SOURCE_DIR) +
-                         "/tests/data/calibrate-truth.toml --set guest.costs.syscall_ns=70 --set guest.costs.schedule_noswitch_ns=110 "
-                         "--set guest.costs.schedule_ns=640 --set guest.costs.ttwu_ns=420 -o " + prof);
-  INFO(s.output);
-  REQUIRE(s.status == 0);
+  std::string prof = synthesize("synth-speed.json", "--set guest.costs.syscall_ns=70 --set guest.costs.schedule_noswitch_ns=110 "
+                                                     "--set guest.costs.schedule_ns=640 --set guest.costs.ttwu_ns=420");
+  std::string vm = test::temp_path("vm-speed.toml");
   auto p = nlohmann::json::parse(test::read_file(prof));
   CHECK(p["figures"]["exit_cost"]["syscall_ns"]["p50"].get<double>() == 70);
   CHECK(p["figures"]["exit_cost"]["sched_yield_ns"]["p50"].get<double>() == 180);
@@ -202,12 +209,9 @@ TEST_CASE("calibrate writes the guest's own speed from the probe into [guest.cos
 TEST_CASE("calibrate's ranges hold a nested host: its slow exits and wake-ups are fitted inside them, not at an edge") {
   // a KVM guest run by a VMM inside a cloud VM pays each exit twice: an exit of 8 us and a
   // vCPU wake-up of 14 us (this project's Firecracker guest: CPUID 6.5 us, docs/model.md)
-  std::string prof = test::temp_path("synth-nested.json"), fit = test::temp_path("fit-nested.json");
-  auto s = test::run_cli("calibrate --synthesize " + std::string(VTICK_SOURCE_DIR) +
-                         "/tests/data/calibrate-truth.toml --set host.costs.vmexit_ns=8000 --set host.costs.vcpu_wakeup_ns=14000 "
-                         "--set host.kvm.halt_poll_ns=0 -o " + prof);
-  INFO(s.output);
-  REQUIRE(s.status == 0);
+  std::string prof = synthesize("synth-nested.json", "--set host.costs.vmexit_ns=8000 --set host.costs.vcpu_wakeup_ns=14000 "
+                                                      "--set host.kvm.halt_poll_ns=0");
+  std::string fit = test::temp_path("fit-nested.json");
   // no halt polling (as on that guest's host): every wake-up blocks, and pays the wake-up
   auto r = test::run_cli("calibrate " + prof + " --quiet --max-evals 60 --fit host.costs.vmexit_ns,host.costs.vcpu_wakeup_ns "
                          "--set host.kvm.halt_poll_ns=0 --json " + fit);
