@@ -12,6 +12,9 @@
 #   --recording is then the kept directory (env.txt, NAME.rR.cmd and .out).
 #   --set: on top of the calibrated scenario for every workload (e.g. the guest kernel's
 #   tick policy where the recording shows it: guest.tick_policy=got_tick)
+#   --set-for NAMES KEY=VALUE: on top for the workloads NAMES (comma-separated) only: a
+#   figure of the recorded program measured on that machine (e.g. sysbench's user work per
+#   iteration: --set-for sb-n2-l1,sb-n2-l8,sb-n4-l8 workload.iteration_work=40ns)
 #   The model's stand-ins: sysbench threads -> workload sysbench_threads (threads, locks);
 #   perf bench sched pipe -> a script workload of two tasks handing a token by futex
 #   wait/wake (pinned: both on vCPU 0); hackbench -p -g 4 -l 2000 -> workload hackbench
@@ -21,7 +24,7 @@ set -Eeuo pipefail
 trap 'echo "trace-baseline.sh: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 die() { echo "trace-baseline.sh: $*" >&2; exit 2; }
 HERE=$(cd "$(dirname "$0")" && pwd)
-REC=""; SCEN=""; OUT=""; REALFROM=""; VTICK=$HERE/../build/cli/vtick; BANDS=$HERE/../validation/trace/bands.toml; SEED=1; SETS=()
+REC=""; SCEN=""; OUT=""; REALFROM=""; VTICK=$HERE/../build/cli/vtick; BANDS=$HERE/../validation/trace/bands.toml; SEED=1; SETS=(); declare -A FOR=()
 while [ $# -gt 0 ]; do
   case $1 in
     --recording) [ $# -ge 2 ] || die "--recording needs a directory"; REC=$2; shift 2 ;;
@@ -32,8 +35,17 @@ while [ $# -gt 0 ]; do
     --vtick) [ $# -ge 2 ] || die "--vtick needs a binary"; VTICK=$2; shift 2 ;;
     --seed) [ $# -ge 2 ] || die "--seed needs a number"; SEED=$2; shift 2 ;;
     --set) [ $# -ge 2 ] || die "--set needs KEY=VALUE"; SETS+=(--set "$2"); shift 2 ;;
+    --set-for)
+      [ $# -ge 3 ] || die "--set-for needs NAMES and KEY=VALUE"
+      for w in ${2//,/ }; do
+        case $w in sb-n2-l1|sb-n2-l8|sb-n4-l8|pipe-pinned|pipe-free|hackbench|idle) ;;
+          *) die "--set-for: unknown workload '$w' (allowed: sb-n2-l1 sb-n2-l8 sb-n4-l8 pipe-pinned pipe-free hackbench idle)" ;;
+        esac
+        FOR[$w]+=" $3"
+      done
+      shift 3 ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
-    *) die "unknown option '$1' (allowed: --recording --scenario --out --real-from --bands --vtick --seed --set)" ;;
+    *) die "unknown option '$1' (allowed: --recording --scenario --out --real-from --bands --vtick --seed --set --set-for)" ;;
   esac
 done
 [ -n "$REC" ] && [ -d "$REC" ] || die "--recording DIR (scripts/record-guest-trace.sh --out) is required and must exist"
@@ -69,20 +81,22 @@ done
 for n in "${NAMES[@]}"; do
   s=$OUT/scenarios/$n.toml
   { cat "$SCEN"; echo; echo "# scripts/trace-baseline.sh: the stand-in for the recording '$n' ($(cat "$REC/$n.r1.cmd"))"; workload "$n"; } > "$s"
-  echo "[$n] vtick run $s" >&2
+  WSETS=("${SETS[@]}")
+  for kv in ${FOR[$n]:-}; do WSETS+=(--set "$kv"); done
+  echo "[$n] vtick run $s ${WSETS[*]}" >&2
   if [ "$n" = hackbench ]; then
     # a run to completion, as the recording: traced from its start to its last exit (a
     # fixed window would hold the warm-up's share and the idle after it; its throughput
     # is the messages over that time, scripts/trace-baseline-table.py)
-    "$VTICK" run "$s" "${SETS[@]}" --seed "$SEED" --duration 20s --set run.warmup=0ns --quiet --json "$OUT/sim/$n.json" \
+    "$VTICK" run "$s" "${WSETS[@]}" --seed "$SEED" --duration 20s --set run.warmup=0ns --quiet --json "$OUT/sim/$n.json" \
       2> "$OUT/sim/$n.log" || die "vtick run failed for $n (see $OUT/sim/$n.log)"
     end=$(python3 -c "import json,sys; print(int(json.load(open(sys.argv[1]))['summary']['completion_ms'] * 1000) + 1)" "$OUT/sim/$n.json") \
       || die "$n: no completion_ms in $OUT/sim/$n.json (did it finish within 20 s?)"
-    "$VTICK" run "$s" "${SETS[@]}" --seed "$SEED" --duration "$((end + 1000))us" --set run.warmup=0ns --trace-window "0us:${end}us" \
+    "$VTICK" run "$s" "${WSETS[@]}" --seed "$SEED" --duration "$((end + 1000))us" --set run.warmup=0ns --trace-window "0us:${end}us" \
       --quiet --json "$OUT/sim/$n.json" --trace-dat "$OUT/sim/$n.dat" 2>> "$OUT/sim/$n.log" \
       || die "vtick run failed for $n (see $OUT/sim/$n.log)"
   else
-    "$VTICK" run "$s" "${SETS[@]}" --seed "$SEED" --duration 1200ms --trace-window 200ms:1200ms --quiet \
+    "$VTICK" run "$s" "${WSETS[@]}" --seed "$SEED" --duration 1200ms --trace-window 200ms:1200ms --quiet \
       --json "$OUT/sim/$n.json" --trace-dat "$OUT/sim/$n.dat" 2> "$OUT/sim/$n.log" \
       || die "vtick run failed for $n (see $OUT/sim/$n.log)"
   fi
@@ -113,7 +127,10 @@ PY
     done
   fi
 done
-printf '%s\n' "${SETS[@]}" | paste -sd' ' > "$OUT/sets.txt"
+# one line: --set KEY=VALUE ... then --set-for NAME KEY=VALUE ... (names sorted)
+{ printf '%s\n' "${SETS[@]}"
+  for w in $(printf '%s\n' "${!FOR[@]}" | sort); do for kv in ${FOR[$w]}; do printf -- '--set-for\n%s\n%s\n' "$w" "$kv"; done; done
+} | sed '/^$/d' | paste -sd' ' > "$OUT/sets.txt"
 # the model's revision, for a table whose real rows are older than its model side
 rev=$(git -C "$HERE/.." rev-parse --short HEAD 2>/dev/null || echo unknown)
 git -C "$HERE/.." diff --quiet HEAD -- core guest host platform sim study cli 2>/dev/null || rev="$rev+uncommitted"

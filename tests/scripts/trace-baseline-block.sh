@@ -27,6 +27,7 @@ check trace-baseline-legacy "$D" "$D/legacy" --summary-only
 check trace-baseline-now "$D" "$D/now" --summary-only
 B=$SRC/docs/real-guest/trace-2026-12-06b  # the second machine
 check trace-baseline-b "$B" "$B" --summary-only
+check trace-baseline-b-now "$B" "$B/now" --summary-only  # the guest's measured speed (83768b1)
 # the sysbench threads workloads under every tick policy (scripts/trace-policies-table.py)
 python3 "$SRC/scripts/trace-policies-table.py" --recording "$D" --dir "$D/policies" \
   legacy got_tick force_retain loehle tglx_avg periodic > "$T/policies.md"
