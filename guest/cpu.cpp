@@ -18,10 +18,11 @@ const char* guest_cpu_state_name(GuestCpuState s) {
 
 GuestCpu::GuestCpu(GuestKernel& k, int id)
     : k_(k), id_(id), ce_(k.params().isa, hw_), hrtimers_(ce_, id), tick_(*this), rng_(k.seed(), "guest/cpu" + std::to_string(id)) {
-  cputime_.configure(k.params().cputime == CputimeScheme::New, k.params().irq_time_accounting);
+  cputime_.configure(k.params().cputime != CputimeScheme::Old, k.params().cputime == CputimeScheme::NewFixed,
+                     k.params().irq_time_accounting);
 }
 
-void GuestCpu::account_process_tick(sim_ns) {
+void GuestCpu::account_process_tick(sim_ns now) {
   // account_process_tick(): user_tick, else the idle task (p == rq->idle, the tick's own
   // hardirq only) is idle wherever in it the tick lands, else system
   Cputime what = Cputime::System;
@@ -30,7 +31,7 @@ void GuestCpu::account_process_tick(sim_ns) {
   // vtime_accounting_enabled_this_cpu(): user and system come from context tracking;
   // idle stays with each scheme's idle accounting (ticks, nohz deltas)
   if (vtime_cpu() && what != Cputime::Idle) return;
-  cputime_.account_process_tick(what, k_.tick_nsec(), hw_->steal_clock(),
+  cputime_.account_process_tick(now, what, k_.tick_nsec(), hw_->steal_clock(),
                                 tick_.tick_nohz_tick_stopped() && tick_.inidle());
 }
 
@@ -53,7 +54,7 @@ void GuestCpu::vtime_account_state(GuestCpuState leaving, sim_ns t) {
 }
 
 Kcpustat GuestCpu::proc_stat(sim_ns t) {
-  Kcpustat k = k_.params().cputime == CputimeScheme::New ? cputime_.proc_stat_new(t, hw_->steal_clock())
+  Kcpustat k = k_.params().cputime != CputimeScheme::Old ? cputime_.proc_stat_new(t, hw_->steal_clock())
                                                          : cputime_.proc_stat_old(online_, t);
   // kcpustat_cpu_fetch_vtime(): a reader also sees the vtime delta still running
   Cputime c = vtime_column(state());

@@ -40,14 +40,22 @@ sim_ns CpuTimeAccount::account_other_time(Kcpustat& k, sim_ns steal_clock, sim_n
 
 // irqtime_account_process_tick() when irq time is accounted, else account_process_tick():
 // either way the tick's share is what steal (and measured irq time) leave of TICK_NSEC.
-void CpuTimeAccount::account_process_tick(Cputime what, sim_ns tick_nsec, sim_ns steal_clock, bool dyntick) {
+void CpuTimeAccount::account_process_tick(sim_ns now, Cputime what, sim_ns tick_nsec, sim_ns steal_clock, bool dyntick) {
   if (what == Cputime::Idle) what = idle_or_iowait();  // account_idle_time()
   sim_ns other = account_other_time(old_, steal_clock, KTIME_MAX, old_prev_steal_, old_irq_pending_);
   if (other < tick_nsec) account(old_, what, tick_nsec - other);
   // New scheme: an idle tick inside a dyntick period is already covered by the delta.
   if (dyntick && (what == Cputime::Idle || what == Cputime::Iowait)) return;
+  // The tick restarted on its old period: as merged (cf6444c3e1bb) its first tick accounts
+  // the whole period, the part before kcpustat_dyntick_stop() a second time; the fix takes
+  // that overlap off (the tick's share is only what elapsed since the stop).
+  sim_ns share = tick_nsec;
+  if (dyn_stopped_at_ >= 0) {
+    if (fix_first_tick_) share = std::clamp<sim_ns>(now - dyn_stopped_at_, 0, tick_nsec);
+    dyn_stopped_at_ = -1;
+  }
   sim_ns nother = account_other_time(new_, steal_clock, KTIME_MAX, new_prev_steal_, new_irq_pending_);
-  if (nother < tick_nsec) account(new_, what, tick_nsec - nother);
+  if (nother < share) account(new_, what, share - nother);
 }
 
 void CpuTimeAccount::vtime_account(Cputime what, sim_ns delta, sim_ns steal_clock) {
@@ -116,6 +124,7 @@ void CpuTimeAccount::dyntick_stop(sim_ns now, sim_ns steal_clock) {
   idle_stealtime_ -= take;
   dyn_active_ = false;
   dyn_in_irq_ = false;
+  dyn_stopped_at_ = now;
 }
 
 Kcpustat CpuTimeAccount::proc_stat_old(bool online, sim_ns now) const {

@@ -32,8 +32,10 @@ struct CputimeStats {
 class CpuTimeAccount {
  public:
   // guest.cputime and CONFIG_IRQ_TIME_ACCOUNTING: set once at boot.
-  void configure(bool new_scheme, bool irqtime) {
+  // fix_first_tick: the reported fix of cf6444c3e1bb (guest.cputime = new_fixed).
+  void configure(bool new_scheme, bool fix_first_tick, bool irqtime) {
     new_scheme_ = new_scheme;
+    fix_first_tick_ = fix_first_tick;
     irqtime_ = irqtime;
   }
   const CputimeStats& stats() const { return stats_; }
@@ -49,9 +51,9 @@ class CpuTimeAccount {
   // pending until the next tick or vtime delta takes it out of its share
   // (irqtime_tick_accounted() inside account_other_time()). Only with irq time accounted.
   void irqtime_account_irq(sim_ns delta);
-  // account_process_tick(): one tick of TICK_NSEC, minus the steal since the last read.
-  // `dyntick` says the tick is stopped (the new scheme accounts that idle by delta).
-  void account_process_tick(Cputime what, sim_ns tick_nsec, sim_ns steal_clock, bool dyntick);
+  // account_process_tick(): one tick of TICK_NSEC at `now`, minus the steal since the last
+  // read. `dyntick` says the tick is stopped (the new scheme accounts that idle by delta).
+  void account_process_tick(sim_ns now, Cputime what, sim_ns tick_nsec, sim_ns steal_clock, bool dyntick);
   // vtime_account_user() / vtime_account_system() (VIRT_CPU_ACCOUNTING_GEN): `delta` of
   // exact time, minus the steal since the last read (get_vtime_delta()), in both schemes.
   void vtime_account(Cputime what, sim_ns delta, sim_ns steal_clock);
@@ -84,7 +86,10 @@ class CpuTimeAccount {
   // account_other_time(): steal, then pending irq time, at most `max`, out of a share
   sim_ns account_other_time(Kcpustat& k, sim_ns steal_clock, sim_ns max, sim_ns& prev_steal, sim_ns& irq_pending);
 
-  bool irqtime_ = false, new_scheme_ = false;
+  bool irqtime_ = false, new_scheme_ = false, fix_first_tick_ = false;
+  // new scheme: when the last dyntick period ended (kcpustat_dyntick_stop()), until the
+  // first tick after it; -1 once that tick is taken
+  sim_ns dyn_stopped_at_ = -1;
   CputimeStats stats_;
   std::uint64_t charged_ = 0;
   sim_ns old_irq_pending_ = 0, new_irq_pending_ = 0;  // irqtime->tick_delta, one per scheme

@@ -83,9 +83,13 @@ struct NohzReasons {
   VTICK_PARAMS(NohzReasons, VTICK_NOHZ_REASONS);
 };
 
-// Idle cputime accounting: the old dual scheme or Weisbecker's 2026 refactor.
-enum class CputimeScheme { Old, New };
-VTICK_ENUM_NAMES(CputimeScheme, "old", "new");
+// Idle cputime accounting: the old dual scheme; Weisbecker's 2026 refactor as merged
+// (cf6444c3e1bb "tick/sched: Unify idle cputime accounting", v7.2), whose first tick after a
+// restart accounts a whole TICK_NSEC again; and with the fix Stian Halseth reported
+// (2026-10-04, lore 20261004142724.3896396-1-stian@itx.no): the overlap recorded in
+// kcpustat_dyntick_stop() is taken off that first tick.
+enum class CputimeScheme { Old, New, NewFixed };
+VTICK_ENUM_NAMES(CputimeScheme, "old", "new", "new_fixed");
 
 #define VTICK_GUEST_PARAMS(P)                                                                                        \
   P(int, hz, ".hz", Int, Def(1000).on("arm64", 250).one_of({100, 250, 300, 1000}), kNoMin, kNoMax, "Hz",            \
@@ -99,7 +103,7 @@ VTICK_ENUM_NAMES(CputimeScheme, "old", "new");
   P(NohzPollSeriesVariant, nohz_poll_series, ".nohz_poll_series", Enum, "none", kNoMin, kNoMax, "",                  \
     "Crivellari 2026 (domain/mission.md story 2)", "2026 nohz_full idle=poll series variant")                       \
   P(CputimeScheme, cputime, ".cputime", Enum, "old", kNoMin, kNoMax, "", "Weisbecker 2026 (domain/mission.md story 3)", \
-    "idle cputime accounting: old dual scheme or the 2026 refactor")                                                 \
+    "idle cputime accounting: old dual scheme, the 2026 refactor as merged (cf6444c3e1bb), or it with the first-tick overlap fix")                                                 \
   P(bool, irq_time_accounting, ".irq_time_accounting", Bool, false, kNoMin, kNoMax, "",                                \
     "init/Kconfig IRQ_TIME_ACCOUNTING has no default (\"If in doubt, say N\"); off in this machine's 6.18 guest kernel (/proc/config.gz)", \
     "CONFIG_IRQ_TIME_ACCOUNTING: hardirq time measured at each irq entry/exit into the irq column and taken out of the tick's and vtime's share") \

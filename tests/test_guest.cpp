@@ -318,3 +318,29 @@ TEST_CASE("cputime: idle steal is subtracted from idle only under the new scheme
   CHECK(s.old_end[static_cast<size_t>(Cputime::User)] == s.new_end[static_cast<size_t>(Cputime::User)]);
   CHECK(s.old_end[static_cast<size_t>(Cputime::Steal)] == s.new_end[static_cast<size_t>(Cputime::Steal)]);
 }
+
+// Story 3 as merged (cf6444c3e1bb) and as fixed: the first tick after a dyntick period,
+// hand-worked. HZ=250 (TICK 4 ms): the tick stops in idle at 1 ms, the CPU leaves idle at
+// 6.5 ms (kcpustat_dyntick_stop(): 5.5 ms of idle), the tick restarts on its old period and
+// first fires at 8 ms, in idle again. Wall time since 1 ms: 7 ms. As merged that tick
+// accounts a whole 4 ms, of which [4 ms, 6.5 ms] was just accounted: idle 9.5 ms, 2.5 ms
+// over (the stop's distance into its tick period, TICK/2 on average: the report's "about
+// half a tick per stop"). Fixed: the tick accounts the 1.5 ms since the stop, idle 7 ms.
+TEST_CASE("cputime new (cf6444c3e1bb as merged) counts the first tick after a restart whole again, new_fixed only what follows the stop") {
+  constexpr sim_ns ms = 1'000'000, tick = 4 * ms;
+  for (bool fixed : {false, true}) {
+    INFO((fixed ? "new_fixed" : "new"));
+    CpuTimeAccount a;
+    a.configure(true, fixed, false);
+    a.dyntick_start(1 * ms, 0);
+    a.account_process_tick(4 * ms, Cputime::Idle, tick, 0, true);  // the stopped tick's period: the delta covers it
+    a.dyntick_stop(6 * ms + ms / 2, 0);
+    CHECK(a.proc_stat_new(6 * ms + ms / 2, 0)[static_cast<size_t>(Cputime::Idle)] == 5 * ms + ms / 2);
+    a.account_process_tick(8 * ms, Cputime::Idle, tick, 0, false);  // the restarted tick's first
+    sim_ns idle = a.proc_stat_new(8 * ms, 0)[static_cast<size_t>(Cputime::Idle)];
+    CHECK(idle == (fixed ? 7 * ms : 9 * ms + ms / 2));
+    // the next tick is a whole period either way
+    a.account_process_tick(12 * ms, Cputime::Idle, tick, 0, false);
+    CHECK(a.proc_stat_new(12 * ms, 0)[static_cast<size_t>(Cputime::Idle)] == idle + tick);
+  }
+}
