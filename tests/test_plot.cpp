@@ -49,6 +49,13 @@ void legend_off_the_data(const std::string& svg) {
   CHECK(checked > 0);
 }
 
+// `vtick plot DIR ARGS` must succeed; the text of its FIGURE (under DIR/plots).
+std::string plotted(const std::string& dir, const std::string& args, const std::string& figure) {
+  auto r = test::run_cli("plot " + dir + args);
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  return test::read_file(dir + "/plots/" + figure);
+}
 }  // namespace
 
 TEST_CASE("vtick plot: a sweep over a key other than HZ gets the metric and two counters against it") {
@@ -91,10 +98,7 @@ TEST_CASE("vtick plot: --counters chooses the counters, a metric the sweep lacks
 TEST_CASE("vtick plot: one line per value of the second swept key, a string axis as categories, the legend off the data") {
   // summary.csv's columns (a sweep file's keys in name order): guest.tick_policy first
   std::string dir = small_sweep("hs", "\"host.kvm.halt_poll_ns\" = [0, 50000, 200000]\n\"guest.tick_policy\" = [\"legacy\", \"got_tick\"]\n");
-  auto r = test::run_cli("plot " + dir);
-  INFO(r.output);
-  REQUIRE(r.status == 0);
-  std::string cnt = test::read_file(dir + "/plots/counters_vs_guest_tick_policy.svg");
+  std::string cnt = plotted(dir, "", "counters_vs_guest_tick_policy.svg");
   CHECK(has(cnt, "vs guest.tick_policy, per host.kvm.halt_poll_ns"));
   for (const char* t : {"<text>legacy</text>", "<text>got_tick</text>",  // x tics: the policies
                         "<text>50000</text>", "<text>200000</text>",     // a line each
@@ -103,9 +107,7 @@ TEST_CASE("vtick plot: one line per value of the second swept key, a string axis
   legend_off_the_data(cnt);
   legend_off_the_data(test::read_file(dir + "/plots/ops_vs_guest_tick_policy.svg"));
   // --at fixes the first key: the poll limit becomes the x axis, as numbers
-  r = test::run_cli("plot " + dir + " --at guest.tick_policy=got_tick");
-  REQUIRE(r.status == 0);
-  std::string num = test::read_file(dir + "/plots/ops_vs_host_kvm_halt_poll_ns.svg");
+  std::string num = plotted(dir, " --at guest.tick_policy=got_tick", "ops_vs_host_kvm_halt_poll_ns.svg");
   CHECK(has(num, "round trips/s vs host.kvm.halt_poll_ns<"));
   CHECK(has(num, "round trips [1/s] (guest.tick_policy = got_tick)"));  // the panel says what is held
   CHECK(has(num, "<text>200000</text>"));
@@ -139,10 +141,7 @@ TEST_CASE("vtick plot: an --at value the sweep lacks, a truncated summary.csv or
 TEST_CASE("vtick plot: a series equal to another is drawn dashed and named so (issue 37 item 8)") {
   // loehle equals legacy on the default scenario (its tick choice is legacy's there)
   std::string dir = small_sweep("same", "\"guest.hz\" = [250, 1000]\n\"guest.tick_policy\" = [\"legacy\", \"loehle\"]\n\"run.seed\" = \"1..2\"\n");
-  auto r = test::run_cli("plot " + dir);
-  INFO(r.output);
-  REQUIRE(r.status == 0);
-  std::string svg = test::read_file(dir + "/plots/ops_vs_hz.svg");
+  std::string svg = plotted(dir, "", "ops_vs_hz.svg");
   CHECK(has(svg, "loehle (= legacy)"));  // hidden under legacy's line before
   CHECK(!has(svg, "legacy (= "));         // the first of equal series keeps its plain name
 }
