@@ -48,4 +48,13 @@ if [ "$rc" != 2 ] || ! grep -q "row 'halts p50' is not a band" "$T/err"; then
   echo "a reason naming no band: exit $rc, $(cat "$T/err")"
   exit 1
 fi
+# trace-baseline.sh --set-for names the workloads it may set (the inputs of the b-now block)
+set +e
+"$SRC/scripts/trace-baseline.sh" --recording "$B" --scenario "$B/now/calibrated.toml" --set-for sb-n2-l1,nosuch workload.x=1 2> "$T/err2"
+rc=$?
+set -e
+if [ "$rc" != 2 ] || ! grep -q "set-for: unknown workload 'nosuch' (allowed: sb-n2-l1" "$T/err2"; then
+  echo "--set-for with an unknown workload: exit $rc, $(cat "$T/err2")"
+  exit 1
+fi
 echo ok
