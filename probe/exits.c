@@ -1,8 +1,9 @@
 /* vtick-probe: what an exit and a cross-CPU wake cost, seen from the guest.
  * An always-exiting instruction (CPUID, handled by KVM's kvm_emulate_cpuid()) against a
- * plain syscall; sched_yield() with nothing else to run on the CPU (the guest's own
- * __schedule() that keeps its task, no exit); a futex wake of a task blocked on another, idle CPU (ttwu_queue_wakelist()
- * sends an IPI unless the target polls) against one on the waker's own CPU (no IPI). */
+ * plain syscall; sched_yield() alone on the CPU and alternating with a second thread (the
+ * guest's own __schedule() without and with a switch, no exit); a futex wake of a task
+ * blocked on another, idle CPU (ttwu_queue_wakelist() sends an IPI unless the target
+ * polls) against one on the waker's own CPU (no IPI). */
 #define _GNU_SOURCE
 #include <linux/futex.h>
 #include <pthread.h>
@@ -20,7 +21,8 @@ static long futex(atomic_int* a, int op, int val) { return syscall(SYS_futex, a,
 
 enum op { OP_GETPPID, OP_CPUID, OP_YIELD };
 
-static void batches(struct samples* s, int reps, int per, enum op op) {
+/* `reps` batches of `per` ops; each sample is a batch's time over `div` (per op: `per`). */
+static void batches(struct samples* s, int reps, int per, enum op op, int div) {
   for (int r = 0; r < reps; ++r) {
     int64_t t0 = now_ns();
     for (int i = 0; i < per; ++i) {
@@ -35,7 +37,7 @@ static void batches(struct samples* s, int reps, int per, enum op op) {
       if (op == OP_YIELD) sched_yield();
       else syscall(SYS_getppid);
     }
-    if (r > 0) samples_add(s, (double)(now_ns() - t0) / per); /* the first batch warms up */
+    if (r > 0) samples_add(s, (double)(now_ns() - t0) / div); /* the first batch warms up */
   }
 }
 
@@ -65,24 +67,20 @@ static int yield_switches(struct samples* s, int reps, int cpu) {
   pthread_attr_destroy(&attr);
   if (!ok) return 0;
   while (!atomic_load(&y.started)) sched_yield();
-  for (int r = 0; r < reps; ++r) {
-    int64_t t0 = now_ns();
-    for (int i = 0; i < 1000; ++i) sched_yield();
-    if (r > 0) samples_add(s, (double)(now_ns() - t0) / 2000);
-  }
+  batches(s, reps, 1000, OP_YIELD, 2000);
   atomic_store(&y.stop, 1);
   pthread_join(t, NULL);
   return 1;
 }
 
 void probe_exit_cost(struct jw* w, const struct probe_opts* o) {
-  progress(o, "exit cost: CPUID against getppid() on CPU %d", o->cpu_a);
+  progress(o, "exit cost: CPUID against getppid(), and sched_yield() alone and switching, on CPU %d", o->cpu_a);
   pin_self(o->cpu_a);
   int reps = o->quick ? 300 : 3000;
   struct samples sys = {0}, ex = {0};
   struct samples yield = {0};
-  batches(&sys, reps, 1000, OP_GETPPID);
-  batches(&yield, reps, 1000, OP_YIELD);
+  batches(&sys, reps, 1000, OP_GETPPID, 1000);
+  batches(&yield, reps, 1000, OP_YIELD, 1000);
   struct samples sw = {0};
   int switched = yield_switches(&sw, reps, o->cpu_a);
   jw_obj(w, "exit_cost");
@@ -95,7 +93,7 @@ void probe_exit_cost(struct jw* w, const struct probe_opts* o) {
   if (switched) jw_stats(w, "sched_yield_switch_ns", &sw, "ns");
   else jw_null(w, "sched_yield_switch_ns");
 #if defined(__x86_64__) || defined(__i386__)
-  batches(&ex, reps, 200, OP_CPUID);
+  batches(&ex, reps, 200, OP_CPUID, 200);
   jw_stats(w, "cpuid_ns", &ex, "ns");
   jw_null(w, "not_measured");
 #else
