@@ -293,27 +293,29 @@ Profile load_profile_checked(const std::string& path) {
         p.figures.push_back(f);
       }
   };
+  // A figure of the guest's own speed (absent in older profiles; null where the probe says
+  // it could not measure it, `null_ok`): a syscall and more, so above getppid()'s.
+  auto guest_speed = [&](const json& section, const char* sec, const char* name, double& out, const char* why,
+                         bool null_ok = false) {
+    if (!section.contains(name) || (null_ok && section[name].is_null())) return;
+    double rel = 0;
+    int n = 0;
+    std::string key = std::string("figures.") + sec + "." + name;
+    read_stats(p, section[name], key, out, rel, n);
+    if (out > 0 && out <= p.syscall_ns)
+      bad(p, key, "p50 " + ns_text(out) + " is not above getppid()'s (figures.exit_cost.syscall_ns p50 " + ns_text(p.syscall_ns) +
+                      "): " + why);
+  };
   if (fig.contains("exit_cost")) {  // the guest's own speed: a syscall, a sched_yield() that keeps its task
     double rel = 0;
     int n = 0;
     read_stats(p, child(fig["exit_cost"], "syscall_ns"), "figures.exit_cost.syscall_ns", p.syscall_ns, rel, n);
-    if (fig["exit_cost"].contains("sched_yield_ns"))
-      read_stats(p, fig["exit_cost"]["sched_yield_ns"], "figures.exit_cost.sched_yield_ns", p.sched_yield_ns, rel, n);
-    if (fig["exit_cost"].contains("sched_yield_switch_ns") && !fig["exit_cost"]["sched_yield_switch_ns"].is_null())
-      read_stats(p, fig["exit_cost"]["sched_yield_switch_ns"], "figures.exit_cost.sched_yield_switch_ns", p.sched_yield_switch_ns,
-                 rel, n);
-    for (auto [name, v] : {std::pair<const char*, double>{"sched_yield_ns", p.sched_yield_ns}, {"sched_yield_switch_ns", p.sched_yield_switch_ns}})
-      if (v > 0 && v <= p.syscall_ns)
-        bad(p, std::string("figures.exit_cost.") + name,
-            "p50 " + ns_text(v) + " is not above getppid()'s (syscall_ns p50 " + ns_text(p.syscall_ns) +
-                "): sched_yield() is a syscall and more");
+    guest_speed(fig["exit_cost"], "exit_cost", "sched_yield_ns", p.sched_yield_ns, "sched_yield() is a syscall and more");
+    guest_speed(fig["exit_cost"], "exit_cost", "sched_yield_switch_ns", p.sched_yield_switch_ns, "sched_yield() is a syscall and more",
+                true);
   }
-  if (fig.contains("exit_cost") && fig["exit_cost"].contains("cpuid_ns") && fig["exit_cost"]["cpuid_ns"].is_object()) {
-    double sys = 0, rel = 0;
-    int n = 0;
-    read_stats(p, child(fig["exit_cost"], "syscall_ns"), "figures.exit_cost.syscall_ns", sys, rel, n);
-    take("exit", fig["exit_cost"]["cpuid_ns"], "figures.exit_cost.cpuid_ns", sys);
-  }
+  if (fig.contains("exit_cost") && fig["exit_cost"].contains("cpuid_ns") && fig["exit_cost"]["cpuid_ns"].is_object())
+    take("exit", fig["exit_cost"]["cpuid_ns"], "figures.exit_cost.cpuid_ns", p.syscall_ns);  // read above
   if (fig.contains("pingpong") && fig["pingpong"].contains("round_trip_ns"))
     take("pingpong", fig["pingpong"]["round_trip_ns"], "figures.pingpong.round_trip_ns");
   if (fig.contains("futex_wake") && fig["futex_wake"].is_object() && fig["futex_wake"].contains("remote_ns")) {
@@ -321,15 +323,7 @@ Profile load_profile_checked(const std::string& path) {
     if (!gap.is_number_integer() || gap.get<long long>() < 1000 || gap.get<long long>() > 100'000'000)
       bad(p, "figures.futex_wake.gap_ns", "must be an integer of 1000 .. 100000000 (ns)");
     take("futex_wake.remote", fig["futex_wake"]["remote_ns"], "figures.futex_wake.remote_ns", 0, gap.get<sim_ns>());
-    if (fig["futex_wake"].contains("local_ns")) {
-      double rel = 0;
-      int n = 0;
-      read_stats(p, fig["futex_wake"]["local_ns"], "figures.futex_wake.local_ns", p.futex_wake_local_ns, rel, n);
-      if (p.futex_wake_local_ns > 0 && p.futex_wake_local_ns <= p.syscall_ns)
-        bad(p, "figures.futex_wake.local_ns",
-            "p50 " + ns_text(p.futex_wake_local_ns) + " is not above getppid()'s (figures.exit_cost.syscall_ns p50 " +
-                ns_text(p.syscall_ns) + "): FUTEX_WAKE is a syscall and a wake-up");
-    }
+    guest_speed(fig["futex_wake"], "futex_wake", "local_ns", p.futex_wake_local_ns, "FUTEX_WAKE is a syscall and a wake-up");
   }
   if (fig.contains("wake_after_idle") && fig["wake_after_idle"].contains("points")) {
     int i = 0;
