@@ -1,0 +1,1 @@
+hackbench -p -g 4 -l 2000

@@ -1,0 +1,1 @@
+sysbench threads --threads=4 --thread-locks=8 --time=10 run
