@@ -33,17 +33,17 @@ namespace vtick {
     "one idle cputime update of the configured scheme (and each irqtime stamp), charged where it is made (cputime.*_updates)") \
   P(sim_ns, tick_stop_ns, ".tick_stop_ns", Int, 500, 100, 2000, "ns",                                              \
     "[EST] tick_nohz_next_event: timer-wheel scan (get_next_timer_interrupt)", "tick_nohz_next_event")               \
-  P(sim_ns, schedule_ns, ".schedule_ns", Int, 1000, 300, 5000, "ns", "[EST] __schedule: pick_next_task_fair + context_switch; 427 on a 2026 Xeon KVM guest (sched_yield() between two threads on a CPU 492 ns less getppid() 65); vtick-probe's exit_cost measures it and calibrate writes it", \
+  P(sim_ns, schedule_ns, ".schedule_ns", Int, 1000, 300, 5000, "ns", "[EST] __schedule: pick_next_task_fair + context_switch; sched_yield() between two threads on a CPU less getppid(): 427-469 on a 2026 Xeon KVM guest, 1556-2207 on a 2026 AMD EPYC (Milan, Safe RET) KVM guest; vtick-probe's exit_cost measures it and calibrate writes it", \
     "__schedule: pick_next_task + context switch")                                                                   \
   P(sim_ns, schedule_noswitch_ns, ".schedule_noswitch_ns", Int, 250, 30, 2000, "ns",                             \
-    "[EST] 250; 104 on a 2026 Xeon KVM guest (sched_yield() 178 ns less getppid() 74, each the mean of 1000 alone on a CPU); vtick-probe's exit_cost measures it and calibrate writes it", \
+    "[EST] 250; sched_yield() alone on a CPU less getppid(): 104-109 on a 2026 Xeon KVM guest, 348-686 on a 2026 AMD EPYC (Milan, Safe RET) KVM guest; vtick-probe's exit_cost measures it and calibrate writes it", \
     "__schedule() whose pick_next_task() returns the running task: no context_switch() (with do_sched_yield() on a sched_yield())") \
   P(sim_ns, switch_idle_ns, ".switch_idle_ns", Int, 600, 100, 3000, "ns",                                          \
     "[EST] __schedule to the idle task: deactivate_task, pick_next_task_idle, context_switch (lazy mm), finish_task_switch", \
     "__schedule when the CPU has nothing else to run: the blocking task's switch to the idle task") \
-  P(sim_ns, ttwu_ns, ".ttwu_ns", Int, 500, 100, 2000, "ns", "[EST] try_to_wake_up: select_task_rq_fair + enqueue_task; 489 on a 2026 Xeon KVM guest (vtick-probe futex_wake.local_ns 557 less getppid() 68), which calibrate writes", \
+  P(sim_ns, ttwu_ns, ".ttwu_ns", Int, 500, 100, 5000, "ns", "[EST] try_to_wake_up: select_task_rq_fair + enqueue_task; vtick-probe futex_wake.local_ns less getppid(), which calibrate writes: 489 on a 2026 Xeon KVM guest, 2743-3107 on a 2026 AMD EPYC (Milan, Safe RET) KVM guest", \
     "try_to_wake_up: select_task_rq + enqueue")                                                                      \
-  P(sim_ns, syscall_ns, ".syscall_ns", Int, 150, 20, 1000, "ns", "[EST] syscall entry/exit with mitigations; 74 on a 2026 Xeon KVM guest (getppid()); vtick-probe's exit_cost measures it and calibrate writes it", \
+  P(sim_ns, syscall_ns, ".syscall_ns", Int, 150, 20, 1000, "ns", "[EST] syscall entry/exit with mitigations; getppid(): 68-75 on a 2026 Xeon KVM guest, 453-693 on a 2026 AMD EPYC (Milan, Safe RET) KVM guest; vtick-probe's exit_cost measures it and calibrate writes it", \
     "syscall entry + exit")                                                                                          \
   P(sim_ns, load_balance_ns, ".load_balance_ns", Int, 2000, 500, 10000, "ns",                                      \
     "[EST] one load_balance() pass: find_busiest_group + detach/attach", "one load_balance() pass over the domain")  \
