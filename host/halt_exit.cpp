@@ -34,7 +34,7 @@ void KvmVcpu::kvm_emulate_halt() {
   ++st_.halt_exits;
   sim_ns pending = 0;
   if (kvm_vcpu_check_block()) ++st_.exits.hlt_fastpath;
-  else pending = kvm_vcpu_halt() + vm_.costs().halt_resume_ns;  // kvm_lapic_switch_to_hv_timer(), injection
+  else pending = kvm_vcpu_halt() + resume_cost(vm_.costs().halt_resume_ns);  // kvm_lapic_switch_to_hv_timer(), injection
   enter_guest(pending);
   deliver();
 }
@@ -53,7 +53,7 @@ void KvmVcpu::kvm_handle_wfx() {
 // kvm_vcpu_wfi(): kvm_vgic_vmcr_sync() and vgic_v4_put() (in hlt_exit_ns), kvm_vcpu_halt(),
 // then vgic_v4_load() and the vgic flush on the way in (halt_resume_ns), runnable or not.
 void KvmVcpu::kvm_vcpu_wfi() {
-  sim_ns pending = kvm_vcpu_halt() + vm_.costs().halt_resume_ns;
+  sim_ns pending = kvm_vcpu_halt() + resume_cost(vm_.costs().halt_resume_ns);
   enter_guest(pending);
   deliver();
 }

@@ -14,7 +14,7 @@ namespace vtick {
 class Kvm {
  public:
   Kvm(Machine& m, HostParams p, std::uint64_t seed)
-      : machine_(m), params_(p), sched_(m, p.sched), not_upstream_(params_), io_rng_(seed, "host/io") {}
+      : machine_(m), params_(p), sched_(m, p.sched), not_upstream_(params_), io_rng_(seed, "host/io"), seed_(seed) {}
   HostScheduler& sched() { return sched_; }
   // The VMM's I/O thread and the noise threads, as configured; started with start().
   void create_host_threads(std::uint64_t seed);
@@ -34,6 +34,7 @@ class Kvm {
   KvmVcpu& vcpu(int i) { return *vcpus_[static_cast<size_t>(i)]; }
   int nr_vcpus() const { return static_cast<int>(vcpus_.size()); }
   const HostParams& params() const { return params_; }
+  std::uint64_t seed() const { return seed_; }
   // The host behaviours upstream KVM does not have (host/not_upstream.hpp): one hook.
   const NotUpstream& not_upstream() const { return not_upstream_; }
   const ArchCosts& costs() const { return machine_.costs; }
@@ -48,6 +49,7 @@ class Kvm {
   std::unique_ptr<IoThread> io_;
   std::unique_ptr<IoThread> vhost_;
   Rng io_rng_;
+  std::uint64_t seed_;
   std::vector<std::unique_ptr<NoiseThread>> noise_;
 };
 

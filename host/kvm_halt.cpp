@@ -113,13 +113,21 @@ bool KvmVcpu::kvm_vcpu_block(sim_ns& pending) {
   set_state(VcpuState::Runnable);
   steal_ns_ += hs.wait_until_running(thread_);  // run_delay: runnable until switched in
   timer_->vcpu_unblocking();                    // kvm_arch_vcpu_unblocking()
-  pending = c.vcpu_wakeup_ns;  // vcpu_load, hv timer switch: done on the way into the guest
+  pending = resume_cost(c.vcpu_wakeup_ns);  // vcpu_load, hv timer switch: done on the way into the guest
   // the host timer's callback (apic_timer_fn / kvm_bg_timer_expire) wakes the thread from
   // this CPU's interrupt: its try_to_wake_up() comes first (an IPI's sender paid for it)
   if (by_timer) pending += c.vcpu_kick_wakeup_ns;
   // [not upstream] host/not_upstream.hpp: the amplifier
   if (by_timer) pending += vm_.not_upstream().timer_wakeup_cost(st_.amplified_wakeups, st_.amplifier_ns);
   return true;
+}
+
+// Real resumes vary (the host's scheduler, caches, a nested host's own exits): a fixed
+// cost would phase-lock guest loops that meet at a wake-up, such as two threads on a lock.
+sim_ns KvmVcpu::resume_cost(sim_ns mean) {
+  const double sigma = vm_.costs().wake_sigma;
+  if (sigma <= 0 || mean <= 0) return mean;
+  return wake_rng_.lognormal(mean, sigma);
 }
 
 sim_ns KvmVcpu::poll_open_ns(sim_ns now) const {

@@ -42,7 +42,8 @@ const char* exit_reason_name(ExitReason r, bool x86) {
 static std::uint32_t bit(IrqVector v) { return 1u << static_cast<unsigned>(v); }
 
 KvmVcpu::KvmVcpu(Kvm& vm, int id, HwThread& hw)
-    : vm_(vm), id_(id), hw_(hw), bell_("vcpu" + std::to_string(id) + ".notify") {}
+    : vm_(vm), id_(id), hw_(hw), bell_("vcpu" + std::to_string(id) + ".notify"),
+      wake_rng_(vm.seed(), "host/vcpu" + std::to_string(id) + "/wake") {}
 
 KvmVcpu::~KvmVcpu() = default;
 

@@ -14,6 +14,7 @@
 
 #include <memory>
 
+#include "core/rng.hpp"
 #include "core/sg.hpp"
 #include "core/state_clock.hpp"
 #include "host/host_sched.hpp"
@@ -118,11 +119,15 @@ class KvmVcpu final : public VirtualCpu {
   sim_ns entry_mitigation();              // vmx_l1d_flush() + VERW
   void handle_pause();                    // pause-loop exit: grow_ple_window()
   void shrink_ple_window();               // vmx_vcpu_sched_in()
+  // a woken vCPU's way back into guest mode: `mean`, or a lognormal draw around it
+  // (host.costs.wake_sigma); no draw at sigma 0, so those runs keep their numbers
+  sim_ns resume_cost(sim_ns mean);
 
   Kvm& vm_;
   int id_;
   HwThread& hw_;                     // its first hardware thread (KVM_RUN)
   Doorbell bell_;
+  Rng wake_rng_;                     // resume_cost()'s stream
   GuestIrqSink* idt_ = nullptr;
   std::function<void()> guest_main_;
 

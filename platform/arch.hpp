@@ -80,6 +80,11 @@ inline const char* cstate_name(HostCState s) { return enum_name(s); }
         .on("altra", 1500, 300, 5000, ARM_HALTPOLL ": a trapped-WFI wake costs ~3.3 us more than a polling guest's, ~1.3 of it the sender's SGI trap; the rest is kvm_vcpu_wfi()'s kvm_vgic_load() and kvm_vgic_flush_hwstate() before entry"), \
     100, 10000, "ns", "[EST] vcpu_block() tail: kvm_lapic_switch_to_hv_timer() (hrtimer_cancel, preemption timer) and the injection on entry; " NESTED_RANGE, \
     "a halt's return to guest mode once woken (polled or blocked): the arch's halt tail and injection")             \
+  P(double, wake_sigma, ".wake_sigma", Float,                                                                                 \
+    Def(0).on("milan", 0, 0, 1, "[EST] as skylake-sp").on("altra", 0, 0, 1, "[EST] as skylake-sp"),                         \
+    0, 1, "log sigma",                                                                                                        \
+    "[EST] 0: every wake-up the same; range: a nested AMD host's ICR-write-to-IRQ-entry on a polled halt has p10/p50/p90 3.5-5.1/5.7-6.7/8.9-10.3 us (docs/real-guest/trace-2026-12-06c), a sigma of about 0.35", \
+    "spread of a woken vCPU's way back into guest mode (halt_resume_ns, vcpu_wakeup_ns): each drawn lognormal with its declared mean and this sigma of its log") \
   P(sim_ns, kick_ns, ".kick_ns", Float,                                                                                       \
     Def(300).on("milan", 300, 100, 3000, "[EST] as skylake-sp")                                                              \
         .on("altra", 200, 100, 3000, "[EST] the kick IPI's host handler (IPI_RESCHEDULE, scheduler_ipi) has nothing to do; kvm_arch_vcpu_ioctl_run() injects on the way back in"), \
