@@ -87,6 +87,9 @@ struct Pairing {
       case VTK_SCHED_WAKING: {
         count("wakeups");
         int pid = static_cast<int>(r.a);
+        // the wakee has not switched out yet: it set its sleeping state and is still in the
+        // kernel on its CPU (ttwu_runnable(), or the wakelist with WF_ON_CPU and its IPI)
+        if (pid > 0 && running_on.count(pid)) count("wakeups.on_cpu");
         // a task still running (its switch-out not traced yet) is left out: schedule() may
         // pick it again without a sched_switch (ttwu_runnable())
         if (pid > 0 && !running_on.count(pid) && !waking.count(pid)) waking[pid] = {r.ts, r.cpu};
@@ -264,7 +267,7 @@ const std::vector<std::string>& trace_interval_names() {
 
 const std::vector<std::string>& trace_count_names() {
   static const std::vector<std::string> n = {"halts",      "cpu_idle_entries", "ipi.CAL",   "ipi.RES",      "ipi_sends",
-                                             "wakeups",    "context_switches", "migrations", "local_timer", "hrtimer_start",
+                                             "wakeups",    "wakeups.on_cpu", "context_switches", "migrations", "local_timer", "hrtimer_start",
                                              "tick_stops", "tick_stops.before_first_halt"};
   return n;
 }
