@@ -178,6 +178,7 @@ class GuestCpu final : public GuestIrqSink {
   int poll_idle();
   // kernel/sched: task execution (guest/sched.cpp, guest/schedule.cpp)
   void schedule();
+  void schedule_block();  // __schedule() of a blocking task before its switch
   void context_switch_to_idle(Task& prev, const char* prev_state);
   void finish_task_switch(Task& prev);
   Task* pick_next_task();

@@ -41,6 +41,9 @@ namespace vtick {
   P(sim_ns, switch_idle_ns, ".switch_idle_ns", Int, 600, 100, 3000, "ns",                                          \
     "[EST] __schedule to the idle task: deactivate_task, pick_next_task_idle, context_switch (lazy mm), finish_task_switch", \
     "__schedule when the CPU has nothing else to run: the blocking task's switch to the idle task") \
+  P(sim_ns, schedule_block_ns, ".schedule_block_ns", Int, 0, 0, 5000, "ns",                                        \
+    "[EST] 0: not charged apart; docs/real-guest/trace-2026-12-06c/futex-window.txt: a FUTEX_WAIT that blocks takes 1.7/2.7/3.7 us p10/p50/p90 from sys_enter_futex to its sched_switch out on a 2026 AMD EPYC (Milan, Safe RET) KVM guest, the syscall's entry included", \
+    "__schedule() of a task that blocks, up to its switch: try_to_block_task() (deactivate_task()) and a pick_next_task() that finds nothing; the task is still on its CPU (p->on_cpu), so a wake-up meanwhile takes the WF_ON_CPU wakelist") \
   P(sim_ns, ttwu_ns, ".ttwu_ns", Int, 500, 100, 5000, "ns", "[EST] try_to_wake_up: select_task_rq_fair + enqueue_task; vtick-probe futex_wake.local_ns less getppid(), which calibrate writes: 489 on a 2026 Xeon KVM guest, 2743-3107 on a 2026 AMD EPYC (Milan, Safe RET) KVM guest", \
     "try_to_wake_up: select_task_rq + enqueue")                                                                      \
   P(sim_ns, syscall_ns, ".syscall_ns", Int, 150, 20, 1000, "ns", "[EST] syscall entry/exit with mitigations; getppid(): 68-75 on a 2026 Xeon KVM guest, 453-693 on a 2026 AMD EPYC (Milan, Safe RET) KVM guest; vtick-probe's exit_cost measures it and calibrate writes it", \

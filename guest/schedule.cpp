@@ -36,6 +36,7 @@ void GuestCpu::schedule() {
     }
     curr = nullptr;
     rq_changed();
+    if (prev->state != TaskState::Runnable) schedule_block();
     if (active_balance) k_.active_load_balance_cpu_stop(*this);  // the stopper runs first
   }
   Task* next = pick_next_task();
@@ -77,6 +78,18 @@ void GuestCpu::schedule() {
     next->woken_at = -1;
   }
   if (prev && prev != next) finish_task_switch(*prev);
+  hw_->local_irq_restore(irqs_were_on);
+}
+
+// __schedule() of a task that blocks, before its switch (try_to_block_task(), the pick):
+// under the runqueue lock with interrupts off, the task still on_cpu, so a waker meanwhile
+// queues it on this CPU's wakelist (try_to_wake_up() with WF_ON_CPU) and sends the IPI.
+void GuestCpu::schedule_block() {
+  const sim_ns cost = k_.params().costs.schedule_block_ns;
+  if (cost <= 0) return;
+  const bool irqs_were_on = hw_->local_irq_save();
+  enter_state(GuestCpuState::Sys);
+  kernel_work(cost);
   hw_->local_irq_restore(irqs_were_on);
 }
 

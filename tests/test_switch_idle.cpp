@@ -129,3 +129,52 @@ TEST_CASE("try_to_wake_up: with the wakelist off a waker spins until the task ha
   CHECK(r.metrics.get("sched.ttwu_queued") == 0);
   CHECK(r.metrics.get("sched.ttwu_on_cpu_spins") >= 50);
 }
+
+
+TEST_CASE("switch to idle: guest.costs.schedule_block_ns is __schedule()'s part before a blocking task's switch") {
+  // The sleeper of the first test with schedule_block_ns = 1500: do_nanosleep() arms its
+  // timer (hrtimer_start, then the deadline write, the sleep timer being the first) and
+  // calls schedule(); from the write's return to the sched_switch out is the cost alone,
+  // and the path from sched_switch to HLT stays switch_idle_ns + idle_enter_ns.
+  test::Recorder rec;
+  SimHooks hooks;
+  hooks.sink = &rec;
+  hooks.guest_setup = [](GuestKernel& k) {
+    k.add_task("sleeper", {{PhaseKind::Run, 100000, -1}, {PhaseKind::Sleep, 3500000, -1}}, 1, 1ULL << 1);
+  };
+  run_with(kSleeper, {"guest.costs.switch_idle_ns=2000", "guest.costs.idle_enter_ns=200", "guest.costs.schedule_block_ns=1500"},
+           hooks);
+  std::vector<sim_ns> gaps;
+  sim_ns last = -1;
+  for (const ModelEvent& e : rec.on_cpu(1)) {
+    if (e.id == EventId::WriteMsr || e.id == EventId::ClockeventWrite || e.id == EventId::HrtimerStart) last = e.t;
+    if (e.id == EventId::SchedSwitch && e.sched_switch.next_pid == 0 && e.sched_switch.prev_pid != 0 && last >= 0)
+      gaps.push_back(e.t - last);
+    if (e.id == EventId::SchedSwitch) last = -1;
+  }
+  REQUIRE(gaps.size() >= 20);  // 100 ms of 3.6 ms cycles
+  CHECK(median(gaps) == 1500);
+  CHECK(median(pre_hlt_windows(rec, 1)) == 2200);
+}
+
+TEST_CASE("try_to_wake_up: a wake-up during schedule_block_ns finds the waiter before its switch, on its CPU") {
+  // Two sysbench threads on one lock with the waiter's __schedule() taking 2 us before its
+  // switch: the holder's unlock lands there, before the waiter's sched_switch is traced
+  // (trace-compare's wakeups.on_cpu); each such wake-up takes the WF_ON_CPU wakelist.
+  test::Recorder rec;
+  SimHooks hooks;
+  hooks.sink = &rec;
+  RunResult r = run_with(kOneLock, {"guest.costs.schedule_block_ns=2000"}, hooks);
+  std::map<int, bool> running;
+  double before_switch = 0;
+  for (const ModelEvent& e : rec.events) {
+    if (e.id == EventId::SchedSwitch) {
+      running[e.sched_switch.prev_pid] = false;
+      running[e.sched_switch.next_pid] = true;
+    } else if (e.id == EventId::SchedWaking && running[e.sched_waking.pid]) {
+      before_switch += 1;
+    }
+  }
+  CHECK(before_switch >= 100);
+  CHECK(r.metrics.get("sched.ttwu_on_cpu") + r.metrics.get("sched.ttwu_on_cpu_spins") >= before_switch);
+}
