@@ -51,6 +51,19 @@ const char* kOneLock =
     "[guest]\nhz = 250\n[guest.background]\npreset = \"none\"\n[workload]\nkind = \"sysbench_threads\"\n"
     "threads = 2\nthread_locks = 1\n[run]\nduration = \"30ms\"\nwarmup = \"0ns\"\n";
 
+// A task on vCPU1 works 100 us and sleeps 3.5 ms (kSleeper), with switch_idle_ns 2000 and
+// idle_enter_ns 200, and `sets` on top; its run's model events go to `rec`.
+void run_sleeper(test::Recorder& rec, const std::vector<std::string>& sets) {
+  SimHooks hooks;
+  hooks.sink = &rec;
+  hooks.guest_setup = [](GuestKernel& k) {
+    k.add_task("sleeper", {{PhaseKind::Run, 100000, -1}, {PhaseKind::Sleep, 3500000, -1}}, 1, 1ULL << 1);
+  };
+  std::vector<std::string> all = {"guest.costs.switch_idle_ns=2000", "guest.costs.idle_enter_ns=200"};
+  all.insert(all.end(), sets.begin(), sets.end());
+  run_with(kSleeper, all, hooks);
+}
+
 }  // namespace
 
 TEST_CASE("switch to idle: a blocking task's switch costs guest.costs.switch_idle_ns before do_idle() reaches HLT") {
@@ -58,12 +71,7 @@ TEST_CASE("switch to idle: a blocking task's switch costs guest.costs.switch_idl
   // runs at nominal speed); nohz=off keeps tick_nohz_idle_enter() to a stamp, so the path
   // from its sched_switch to HLT is switch_idle_ns + idle_enter_ns = 2000 + 200 ns.
   test::Recorder rec;
-  SimHooks hooks;
-  hooks.sink = &rec;
-  hooks.guest_setup = [](GuestKernel& k) {
-    k.add_task("sleeper", {{PhaseKind::Run, 100000, -1}, {PhaseKind::Sleep, 3500000, -1}}, 1, 1ULL << 1);
-  };
-  run_with(kSleeper, {"guest.costs.switch_idle_ns=2000", "guest.costs.idle_enter_ns=200"}, hooks);
+  run_sleeper(rec, {});
   std::vector<sim_ns> w = pre_hlt_windows(rec, 1);
   REQUIRE(w.size() >= 20);  // 100 ms of 3.6 ms cycles
   CHECK(median(w) == 2200);
@@ -137,13 +145,7 @@ TEST_CASE("switch to idle: guest.costs.schedule_block_ns is __schedule()'s part 
   // calls schedule(); from the write's return to the sched_switch out is the cost alone,
   // and the path from sched_switch to HLT stays switch_idle_ns + idle_enter_ns.
   test::Recorder rec;
-  SimHooks hooks;
-  hooks.sink = &rec;
-  hooks.guest_setup = [](GuestKernel& k) {
-    k.add_task("sleeper", {{PhaseKind::Run, 100000, -1}, {PhaseKind::Sleep, 3500000, -1}}, 1, 1ULL << 1);
-  };
-  run_with(kSleeper, {"guest.costs.switch_idle_ns=2000", "guest.costs.idle_enter_ns=200", "guest.costs.schedule_block_ns=1500"},
-           hooks);
+  run_sleeper(rec, {"guest.costs.schedule_block_ns=1500"});
   std::vector<sim_ns> gaps;
   sim_ns last = -1;
   for (const ModelEvent& e : rec.on_cpu(1)) {
