@@ -36,7 +36,7 @@ static int first_cpu(std::uint64_t mask, int n) {
   return 0;
 }
 
-void Kvm::create_host_threads(std::uint64_t seed) {
+void Kvm::create_host_threads() {
   int n = sched_.nr_cpus();
   std::uint64_t all = n >= 64 ? ~0ULL : (1ULL << n) - 1;
   if (const IoThreadParams& p = params_.iothread; p.enabled) {
@@ -52,7 +52,7 @@ void Kvm::create_host_threads(std::uint64_t seed) {
     p.cpus.mask &= all;
     int home = (first_cpu(p.cpus.mask, n) + i) % n;
     while (!((p.cpus.mask >> home) & 1)) home = (home + 1) % n;
-    noise_.push_back(std::make_unique<NoiseThread>(sched_, p, i, home, seed));
+    noise_.push_back(std::make_unique<NoiseThread>(sched_, p, i, home, seed_));
   }
 }
 

@@ -17,7 +17,7 @@ class Kvm {
       : machine_(m), params_(p), sched_(m, p.sched), not_upstream_(params_), io_rng_(seed, "host/io"), seed_(seed) {}
   HostScheduler& sched() { return sched_; }
   // The VMM's I/O thread and the noise threads, as configured; started with start().
-  void create_host_threads(std::uint64_t seed);
+  void create_host_threads();
   // The device's service time of one block request, from host.io_latency[_dist|_sigma].
   sim_ns io_latency();
   // virtio-net TX: the peer's reply arrives after host.net_latency (same distribution).

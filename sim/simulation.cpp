@@ -129,7 +129,7 @@ RunResult run_simulation(const Scenario& sc, const SimHooks& hooks) {
   if (hooks.guest_setup) hooks.guest_setup(kernel);
   for (auto& hw : machine->threads) hw->start(0);
   for (int i = 0; i < sc.vcpus; ++i) vm.vcpu(i).start();
-  vm.create_host_threads(sc.run.seed);
+  vm.create_host_threads();
   vm.start_host_threads();
   if (hooks.host_setup) hooks.host_setup(*machine);
   if (hooks.vm_setup) hooks.vm_setup(vm, kernel);

@@ -87,12 +87,12 @@ struct Pairing {
       case VTK_SCHED_WAKING: {
         count("wakeups");
         int pid = static_cast<int>(r.a);
+        if (pid <= 0) break;
         // the wakee has not switched out yet: it set its sleeping state and is still in the
-        // kernel on its CPU (ttwu_runnable(), or the wakelist with WF_ON_CPU and its IPI)
-        if (pid > 0 && running_on.count(pid)) count("wakeups.on_cpu");
-        // a task still running (its switch-out not traced yet) is left out: schedule() may
-        // pick it again without a sched_switch (ttwu_runnable())
-        if (pid > 0 && !running_on.count(pid) && !waking.count(pid)) waking[pid] = {r.ts, r.cpu};
+        // kernel on its CPU (ttwu_runnable(), or the wakelist with WF_ON_CPU and its IPI).
+        // It is left out of wake_to_run: schedule() may pick it again without a sched_switch.
+        if (running_on.count(pid)) count("wakeups.on_cpu");
+        else if (!waking.count(pid)) waking[pid] = {r.ts, r.cpu};
         break;
       }
       case VTK_SCHED_MIGRATE_TASK:

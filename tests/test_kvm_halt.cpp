@@ -1,9 +1,10 @@
 // host/kvm_halt: KVM's halt-polling rules, alone and inside a running VM.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
 
 #include "guest/kernel.hpp"
-#include <cstdio>
-#include <nlohmann/json.hpp>
 #include "helpers.hpp"
 #include "host/kvm_halt.hpp"
 

@@ -77,7 +77,7 @@ def main():
             pid = int(f['pid'])
             if pid > 0 and pid in running:
                 count('wakeups.on_cpu')
-            if pid > 0 and pid not in running and pid not in waking:
+            elif pid > 0 and pid not in waking:
                 waking[pid] = (ts, cpu)
         elif ev == 'sched_migrate_task':
             count('migrations')
