@@ -17,7 +17,8 @@ const char* guest_cpu_state_name(GuestCpuState s) {
 }
 
 GuestCpu::GuestCpu(GuestKernel& k, int id)
-    : k_(k), id_(id), ce_(k.params().isa, hw_), hrtimers_(ce_, id), tick_(*this), rng_(k.seed(), "guest/cpu" + std::to_string(id)) {
+    : k_(k), id_(id), ce_(k.params().isa, hw_), hrtimers_(ce_, id), tick_(*this), rng_(k.seed(), "guest/cpu" + std::to_string(id)),
+      cost_rng_(k.seed(), "guest/cpu" + std::to_string(id) + "/costs") {
   cputime_.configure(k.params().cputime != CputimeScheme::Old, k.params().cputime == CputimeScheme::NewFixed,
                      k.params().irq_time_accounting);
 }
@@ -78,8 +79,19 @@ void GuestCpu::add_timer(sim_ns delay, std::function<void(GuestCpu&, const Wheel
   }
 }
 
-void GuestCpu::kernel_work(sim_ns ns) {
+void GuestCpu::kernel_work(sim_ns ns) { kernel_spin(kernel_cost(ns)); }
+
+void GuestCpu::kernel_spin(sim_ns ns) {
   while (ns > 0) ns = hw_->run(ns);
+}
+
+// Real kernel paths vary (caches, branch predictors, a nested host's own exits): fixed
+// costs phase-lock loops that meet on a lock so they never collide (issue 43 step 0).
+// No draw at guest.costs.sigma 0, so those runs keep their numbers.
+sim_ns GuestCpu::kernel_cost(sim_ns mean) {
+  const double sigma = k_.params().costs.sigma;
+  if (sigma <= 0 || mean <= 0) return mean;
+  return cost_rng_.lognormal(mean, sigma);
 }
 
 // guest.costs.cputime_update_ns per accounting update made on this path (0: the updates

@@ -67,6 +67,10 @@ class GuestCpu final : public GuestIrqSink {
 
   // Executes guest kernel work to completion; interrupts are taken (and return) inside.
   void kernel_work(sim_ns ns);
+  // a path's cost: `mean`, or a lognormal draw around it (guest.costs.sigma)
+  sim_ns kernel_cost(sim_ns mean);
+  // `ns` of a spin loop (smp_cond_load_acquire()): run as is, no cost drawn
+  void kernel_spin(sim_ns ns);
   // IPIs to another CPU (guest/smp.cpp): RES, or CAL unless the target polls
   void smp_send_reschedule(GuestCpu& target);
   bool send_call_function_single_ipi(GuestCpu& target, const char* callsite);
@@ -196,6 +200,7 @@ class GuestCpu final : public GuestIrqSink {
   CpuTimeAccount cputime_;
   CpuidleDevice cpuidle_dev_;
   Rng rng_;
+  Rng cost_rng_;  // kernel_cost()'s stream
   GuestCpuState irq_from_ = GuestCpuState::Idle;
   bool in_poll_ = false;
   bool online_ = true;

@@ -56,7 +56,10 @@ namespace vtick {
     "[EST] virtio-blk interrupt handler + bio completion (also the virtio-net RX interrupt)",                         \
     "virtio-blk interrupt handler + bio completion")                                                                 \
   P(sim_ns, net_xmit_ns, ".net_xmit_ns", Int, 3000, 500, 20000, "ns",                                              \
-    "[EST] sendmsg: TCP/IP stack + virtio-net TX descriptor before the kick", "socket send + TCP/IP + virtio-net TX setup")
+    "[EST] sendmsg: TCP/IP stack + virtio-net TX descriptor before the kick", "socket send + TCP/IP + virtio-net TX setup") \
+  P(double, sigma, ".sigma", Float, 0.0, 0, 1.5, "",                                                                 \
+    "[EST] 0: every path costs its declared figure; docs/real-guest/trace-2026-12-06c/futex-window.txt: a blocking FUTEX_WAIT's 1.72/2.70/3.69 us p10/p50/p90 is a lognormal sigma of 0.30, FUTEX_WAKE's 0.61/1.54/4.25 us one of 0.76 (a 2026 AMD EPYC Milan KVM guest)", \
+    "spread of the guest kernel paths' costs: each path charged through kernel_work() (syscalls, __schedule(), try_to_wake_up(), idle entry/exit, tick stop, balancing, I/O) is drawn lognormal around its declared cost with this sigma of the log (the mean kept); 0 draws nothing")
 
 struct GuestCosts {
   VTICK_PARAMS(GuestCosts, VTICK_GUEST_COSTS);

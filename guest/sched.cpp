@@ -111,7 +111,7 @@ void GuestKernel::try_to_wake_up(Task& p, GuestCpu& waker) {
     } else {
       ++sched_stats.ttwu_on_cpu_spins;
       constexpr sim_ns kSpinStepNs = 50;  // the model's resolution of the spin, not a kernel value
-      while (p.on_cpu) waker.kernel_work(kSpinStepNs);
+      while (p.on_cpu) waker.kernel_spin(kSpinStepNs);
     }
   }
   waker.kernel_work(p_.costs.ttwu_ns);

@@ -156,6 +156,7 @@ TEST_CASE("switch to idle: guest.costs.schedule_block_ns is __schedule()'s part 
   }
   REQUIRE(gaps.size() >= 20);  // 100 ms of 3.6 ms cycles
   CHECK(median(gaps) == 1500);
+  CHECK(*std::min_element(gaps.begin(), gaps.end()) == *std::max_element(gaps.begin(), gaps.end()));  // guest.costs.sigma 0: no draw
   CHECK(median(pre_hlt_windows(rec, 1)) == 2200);
 }
 
@@ -179,4 +180,28 @@ TEST_CASE("try_to_wake_up: a wake-up during schedule_block_ns finds the waiter b
   }
   CHECK(before_switch >= 100);
   CHECK(r.metrics.get("sched.ttwu_on_cpu") + r.metrics.get("sched.ttwu_on_cpu_spins") >= before_switch);
+}
+
+TEST_CASE("guest.costs.sigma draws each kernel path's cost lognormal around its declared figure") {
+  // The sleeper of the schedule_block_ns test over 400 ms (about 110 cycles) with sigma
+  // 0.3, the blocking FUTEX_WAIT's spread on the AMD guest: the write-to-switch gaps are
+  // no longer all 1500 ns, keep a mean of 1500 (a standard error of about 45 ns) and spread
+  // as a lognormal of that sigma does (p90/p10 = exp(2 x 1.2816 x 0.3) = 2.16).
+  test::Recorder rec;
+  run_sleeper(rec, {"guest.costs.schedule_block_ns=1500", "guest.costs.sigma=0.3", "run.duration=400ms"});
+  std::vector<sim_ns> gaps;
+  sim_ns last = -1;
+  for (const ModelEvent& e : rec.on_cpu(1)) {
+    if (e.id == EventId::WriteMsr || e.id == EventId::ClockeventWrite || e.id == EventId::HrtimerStart) last = e.t;
+    if (e.id == EventId::SchedSwitch && e.sched_switch.next_pid == 0 && e.sched_switch.prev_pid != 0 && last >= 0)
+      gaps.push_back(e.t - last);
+    if (e.id == EventId::SchedSwitch) last = -1;
+  }
+  REQUIRE(gaps.size() >= 100);
+  std::sort(gaps.begin(), gaps.end());
+  double mean = 0;
+  for (sim_ns g : gaps) mean += static_cast<double>(g) / static_cast<double>(gaps.size());
+  CHECK(mean == Approx(1500).margin(200));
+  const double p10 = static_cast<double>(gaps[gaps.size() / 10]), p90 = static_cast<double>(gaps[gaps.size() * 9 / 10]);
+  CHECK(p90 / p10 == Approx(2.16).margin(0.6));
 }
