@@ -23,6 +23,9 @@ void GuestCpu::schedule() {
   sim_ns t = now();
   bool yielded = prev && prev->yield_skip;
   const char* prev_state = prev ? switch_state(*prev, yielded) : "R";
+  // A blocking task's part before its switch runs with interrupts off (rq_lock_irq()) up
+  // to finish_lock_switch(): a wakelist IPI meanwhile is taken after the switch.
+  bool irqs_were_on = true, irqs_saved = false;
   if (prev) {
     update_curr();
     prev->last_ran = t;
@@ -36,19 +39,24 @@ void GuestCpu::schedule() {
     }
     curr = nullptr;
     rq_changed();
-    if (prev->state != TaskState::Runnable) schedule_block();
+    if (prev->state != TaskState::Runnable && k_.params().costs.schedule_block_ns > 0) {
+      irqs_were_on = hw_->local_irq_save();
+      irqs_saved = true;
+      schedule_block();
+    }
     if (active_balance) k_.active_load_balance_cpu_stop(*this);  // the stopper runs first
   }
   Task* next = pick_next_task();
   if (!next) {
     if (prev) context_switch_to_idle(*prev, prev_state);
+    if (irqs_saved) hw_->local_irq_restore(irqs_were_on);
     return;
   }
   switching_to = next;
   next->on_cpu = true;  // prepare_task()
   rq_changed();
   enter_state(GuestCpuState::Sys);
-  const bool irqs_were_on = hw_->local_irq_save();  // off from rq_lock_irq() to finish_lock_switch()
+  const bool irqs_on_at_switch = hw_->local_irq_save();  // off from rq_lock_irq() to finish_lock_switch()
   if (next != prev) {
     kernel_work(k_.params().costs.schedule_ns);
     ++k_.sched_stats.switches;
@@ -78,19 +86,17 @@ void GuestCpu::schedule() {
     next->woken_at = -1;
   }
   if (prev && prev != next) finish_task_switch(*prev);
-  hw_->local_irq_restore(irqs_were_on);
+  hw_->local_irq_restore(irqs_on_at_switch);
+  if (irqs_saved) hw_->local_irq_restore(irqs_were_on);
 }
 
 // __schedule() of a task that blocks, before its switch (try_to_block_task(), the pick):
-// under the runqueue lock with interrupts off, the task still on_cpu, so a waker meanwhile
-// queues it on this CPU's wakelist (try_to_wake_up() with WF_ON_CPU) and sends the IPI.
+// under the runqueue lock with interrupts off (the caller's), the task still on_cpu, so a
+// waker meanwhile queues it on this CPU's wakelist (try_to_wake_up() with WF_ON_CPU) and
+// sends the IPI, which this CPU takes once switched to idle (or to another task).
 void GuestCpu::schedule_block() {
-  const sim_ns cost = k_.params().costs.schedule_block_ns;
-  if (cost <= 0) return;
-  const bool irqs_were_on = hw_->local_irq_save();
   enter_state(GuestCpuState::Sys);
-  kernel_work(cost);
-  hw_->local_irq_restore(irqs_were_on);
+  kernel_work(k_.params().costs.schedule_block_ns);
 }
 
 // context_switch() to the idle task, with interrupts off from the runqueue lock to

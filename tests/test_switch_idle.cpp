@@ -169,17 +169,34 @@ TEST_CASE("try_to_wake_up: a wake-up during schedule_block_ns finds the waiter b
   hooks.sink = &rec;
   RunResult r = run_with(kOneLock, {"guest.costs.schedule_block_ns=2000"}, hooks);
   std::map<int, bool> running;
-  double before_switch = 0;
+  std::map<int, int> cpu_of;    // pid -> the CPU it was switched in on
+  std::map<int, int> woken_on;  // CPU -> the pid woken there before its switch
+  double before_switch = 0, then_switched = 0, then_user = 0;
   for (const ModelEvent& e : rec.events) {
     if (e.id == EventId::SchedSwitch) {
       running[e.sched_switch.prev_pid] = false;
       running[e.sched_switch.next_pid] = true;
+      cpu_of[e.sched_switch.next_pid] = e.cpu;
+      auto it = woken_on.find(e.cpu);
+      if (it != woken_on.end() && it->second == e.sched_switch.prev_pid && e.sched_switch.next_pid == 0) {
+        ++then_switched;
+        woken_on.erase(it);
+      }
     } else if (e.id == EventId::SchedWaking && running[e.sched_waking.pid]) {
       before_switch += 1;
+      for (auto it = woken_on.begin(); it != woken_on.end();) it = it->second == e.sched_waking.pid ? woken_on.erase(it) : std::next(it);
+      woken_on[cpu_of[e.sched_waking.pid]] = e.sched_waking.pid;
+    } else if (e.id == EventId::GuestCpuState && e.guest_cpu_state.state == GuestCpuState::User && woken_on.count(e.cpu)) {
+      ++then_user;  // back to user space without the switch: the wakelist IPI was taken too early
+      woken_on.erase(e.cpu);
     }
   }
   CHECK(before_switch >= 100);
   CHECK(r.metrics.get("sched.ttwu_on_cpu") + r.metrics.get("sched.ttwu_on_cpu_spins") >= before_switch);
+  // interrupts stay off from try_to_block_task() to finish_lock_switch(): the waiter
+  // switches to idle, takes the IPI there and switches back in (two switches per wait)
+  CHECK(then_user == 0);
+  CHECK(then_switched >= before_switch - 1);
 }
 
 TEST_CASE("guest.costs.sigma draws each kernel path's cost lognormal around its declared figure") {
