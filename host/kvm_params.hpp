@@ -50,7 +50,10 @@ VTICK_ENUM_NAMES(WfiTrapPolicy, "default", "trap", "notrap");
     "arch/arm64/kvm/arm.c early_param kvm-arm.wfi_trap_policy (Colton Lewis, 2024)", "arm64 kvm-arm.wfi_trap_policy")                     \
   P(bool, direct_injection, ".direct_injection", Bool, Def(false).only("arm64"), kNoMin, kNoMax, "",                \
     "GICv4.1 vSGI / GICv4 vLPI; Altra's GIC-600 is GICv3 [VERIFY]",                                               \
-    "arm64: interrupts are injected without the host (no kick exits)")
+    "arm64: interrupts are injected without the host (no kick exits)")                                               \
+  P(bool, apicv, ".apicv", Bool, Def(true).only("x86_64"), kNoMin, kNoMax, "",                                       \
+    "kvm_intel.enable_apicv (default Y where the CPU has APICv: Skylake-SP); kvm_amd.avic (default N upstream on Zen 3 [VERIFY]; true here until the reproductions are rerun); a nested host's KVM has neither unless its own host exposes them: the AMD guest of docs/real-guest/trace-2026-12-06c takes a CALL_FUNCTION_SINGLE 6.7 us after the send when its target runs, 3.1 us when it is halted", \
+    "x86: interrupts are posted to a vCPU in guest mode without an exit (APICv / AVIC); false: kvm_vcpu_kick() IPIs its CPU and the vCPU takes an IRQ exit (host.costs.kick_ns) to have them injected on entry")
 
 struct KvmParams {
   VTICK_PARAMS(KvmParams, VTICK_KVM_PARAMS);

@@ -37,7 +37,7 @@ const char* exit_reason_name(ExitReason r, bool x86);
   C(std::uint64_t, ipi, "exits.ipi", "count", Counter, "x2APIC ICR write / ICC_SGI1R_EL1 trap exits")             \
   C(std::uint64_t, timer_expiry, "exits.timer_expiry", "count", Counter, "guest timer expiring in guest mode: preemption timer (x86) / vtimer IRQ (arm64)") \
   C(std::uint64_t, external_interrupt, "exits.external_interrupt", "count", Counter, "a host interrupt preempting the vCPU thread") \
-  C(std::uint64_t, kick, "exits.kick", "count", Counter, "arm64: IRQ exit to inject an interrupt (kvm_vcpu_kick)") \
+  C(std::uint64_t, kick, "exits.kick", "count", Counter, "IRQ exit to inject an interrupt (kvm_vcpu_kick): arm64 without direct injection, x86 without APICv / AVIC") \
   C(std::uint64_t, pause, "exits.pause", "count", Counter, "x86 pause-loop exits (PLE)")                           \
   C(std::uint64_t, io, "exits.io", "count", Counter, "virtio-blk notify (ioeventfd MMIO/PIO write)")               \
   C(std::uint64_t, net, "exits.net", "count", Counter, "virtio-net TX kick (ioeventfd, to vhost)")                 \

@@ -180,10 +180,13 @@ bool KvmVcpu::process_events(bool in_guest) {
       enter_guest(vm_.costs().vmexit_ns + vm_.costs().timer_expiry_ns);
     }
   }
-  // x86 posts interrupts to a running vCPU without an exit (APICv); arm64 without direct
-  // injection kicks it out to inject them (kvm_vcpu_kick -> IRQ exit).
+  // x86 with APICv / AVIC posts interrupts to a running vCPU without an exit; without it
+  // (a nested host), and arm64 without direct injection, kvm_vcpu_kick() IPIs the vCPU's
+  // CPU out of guest mode (an IRQ exit) and the interrupt is injected on entry.
   std::uint32_t arrived = irr_ & ~before & ~bit(IrqVector::LocalTimer);
-  if (in_guest && arrived && vm_.costs().isa == Isa::Arm64 && !vm_.params().kvm.direct_injection) {
+  const KvmParams& kp = vm_.params().kvm;
+  const bool posted = vm_.costs().isa == Isa::Arm64 ? kp.direct_injection : kp.apicv;
+  if (in_guest && arrived && !posted) {
     ++st_.exits.kick;
     kvm_exit(ExitReason::Kick);
     enter_guest(vm_.costs().vmexit_ns + vm_.costs().kick_ns);

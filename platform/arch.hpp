@@ -86,9 +86,9 @@ inline const char* cstate_name(HostCState s) { return enum_name(s); }
     "[EST] 0: every wake-up the same; range: a nested AMD host's ICR-write-to-IRQ-entry on a polled halt has p10/p50/p90 3.5-5.1/5.7-6.7/8.9-10.3 us (docs/real-guest/trace-2026-12-06c), a sigma of about 0.35", \
     "spread of a woken vCPU's way back into guest mode (halt_resume_ns, vcpu_wakeup_ns): each drawn lognormal with its declared mean and this sigma of its log") \
   P(sim_ns, kick_ns, ".kick_ns", Float,                                                                                       \
-    Def(300).on("milan", 300, 100, 3000, "[EST] as skylake-sp")                                                              \
+    Def(300).on("milan", 300, 100, 10000, "[EST] as skylake-sp; range: a nested host's kick is an IPI its own host delivers: the AMD guest of docs/real-guest/trace-2026-12-06c takes a CALL_FUNCTION_SINGLE 3.6 us later when its target runs than when it is halted") \
         .on("altra", 200, 100, 3000, "[EST] the kick IPI's host handler (IPI_RESCHEDULE, scheduler_ipi) has nothing to do; kvm_arch_vcpu_ioctl_run() injects on the way back in"), \
-    100, 3000, "ns", "[EST] not used on x86: APICv posts interrupts to a running vCPU without an exit",                      \
+    100, 10000, "ns", "[EST] x86 only without APICv / AVIC (host.kvm.apicv false): with it interrupts are posted to a running vCPU without an exit",                      \
     "IRQ exit of a kick (kvm_vcpu_kick() to a vCPU in guest mode): exit handling")                                            \
   P(sim_ns, guest_timer_write_ns, ".guest_timer_write_ns", Float,                                                             \
     Def(0).on("milan", 0, 0, 200, "not used: the write exits (timer_write_ns)")                                               \

@@ -518,3 +518,49 @@ TEST_CASE("steal excludes the C-state exit time of the vCPU's hardware thread") 
     CHECK(r.metrics.get("vcpu" + std::to_string(v) + ".proc_stat.steal_ns") == 0);
   }
 }
+
+namespace {
+// vCPU1 runs a task in user space from 1 ms; a device interrupt is posted to it at 2.5 ms
+// (kvm_apic_accept_irq): returns the guest's irq entry less 2.5 ms, and the run.
+std::pair<sim_ns, RunResult> posted_irq_delay(const std::vector<std::string>& sets) {
+  test::Recorder rec;
+  SimHooks hooks;
+  hooks.sink = &rec;
+  hooks.guest_setup = [](GuestKernel& k) {
+    k.add_task("w", {{PhaseKind::Sleep, 1000000, -1}, {PhaseKind::Run, 5000000, -1}, {PhaseKind::Sleep, 100000000, -1}}, 1, 1ULL << 1);
+  };
+  const sim_ns irq_at = 2500000;
+  hooks.vm_setup = [irq_at](Kvm& vm, GuestKernel&) {
+    KvmVcpu* v = &vm.vcpu(1);
+    spawn_actor("device", vm.machine().threads[0]->host(), [v, irq_at] {
+      sleep_until(irq_at);
+      v->inject_device_irq(now());
+    });
+  };
+  std::vector<std::string> all = {"host.costs.kick_ns=2000", "host.costs.vmexit_ns=500", "host.mitigations.mds_clear=false",
+                                  "host.mitigations.l1d_flush=never"};
+  all.insert(all.end(), sets.begin(), sets.end());
+  RunResult r = run("[platform]\nshape = \"generic\"\narch = \"skylake-sp\"\ncores = 2\nthreads_per_core = 1\n"
+                    "[guest]\ncmdline = \"nohz=off\"\n[guest.background]\npreset = \"none\"\n[workload]\nkind = \"idle\"\n"
+                    "[run]\nduration = \"10ms\"\nwarmup = \"0ns\"\n",
+                    all, hooks);
+  for (const auto& e : rec.on_cpu(1))
+    if (e.id == EventId::Irq && e.irq.vector == IrqVector::Device && e.t >= irq_at) return {e.t - irq_at, r};
+  FAIL("no device interrupt on vCPU 1");
+  return {-1, r};
+}
+}  // namespace
+
+TEST_CASE("host.kvm.apicv: an interrupt is posted to a running x86 vCPU without an exit") {
+  auto [delay, r] = posted_irq_delay({});
+  CHECK(delay == 0);
+  CHECK(r.metrics.get("vcpu1.exits.kick") == 0);
+}
+
+TEST_CASE("host.kvm.apicv false: kvm_vcpu_kick() takes a running x86 vCPU out for the injection") {
+  // no APICv / AVIC (a nested host): the interrupt reaches the guest after an IRQ exit,
+  // vmexit_ns + kick_ns = 500 + 2000 ns later
+  auto [delay, r] = posted_irq_delay({"host.kvm.apicv=false"});
+  CHECK(delay == 2500);
+  CHECK(r.metrics.get("vcpu1.exits.kick") == 1);
+}

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Exit and path costs of a recorded machine from its trace-compare rows (issue 43).
+
+vtick-probe cannot see some costs a recording shows directly: on the AMD guest of
+docs/real-guest/trace-2026-12-06c calibrate writes ipi_send_ns "not identifiable from this
+profile" and keeps the default IPI delivery. Four trace-compare intervals are each a sum of declared
+costs in the model of which one is the machine's (docs/cli.md, trace-compare's rows):
+
+  wrmsr.tsc_deadline p50   vmexit_ns + timer_write_ns          -> host.costs.timer_write_ns
+  wrmsr.icr p50            vmexit_ns + ipi_send_ns (a polled   -> host.costs.ipi_send_ns
+                           or running target: no kick)
+  ipi_to_entry.CAL p50     the sender's exit (above) + ipi_deliver_ns (+ halt_resume_ns
+                           for a halted target) + irq entry    -> host.costs.ipi_deliver_ns
+                           (most targets of sysbench's wake-ups are still in __schedule()
+                           or the idle entry, not halted: halt_resume_ns barely moves it)
+  pre_hlt_window p50       switch_idle_ns + idle_enter_ns      -> guest.costs.switch_idle_ns
+                           (the tick retained, as got_tick)
+
+Each moves by the real p50 less the model's, the model's taken from a run at the costs its
+--sim JSON echoes (ipi_deliver_ns also less ipi_send_ns's move, which precedes it). A
+lognormal spread (guest.costs.sigma, host.costs.wake_sigma) puts the model's p50 below its
+mean, so a second pass on a rerun closes what is left. A value outside its declared range
+(vtick list keys) is an error, never clamped. Use one real run (r1) and keep the other (r2)
+as the check.
+
+usage: trace-costs.py --cmp CMP.json --sim RUN.json --vtick BIN
+  CMP.json: scripts/trace-baseline.sh's OUT/cmp/NAME.rR.json (real and vtick rows)
+  RUN.json: the vtick run beside it (OUT/sim/NAME.json: its config echoes the costs)
+Prints one `--set KEY=VALUE` per cost on stdout, the derivation on stderr.
+"""
+import argparse
+import json
+import re
+import subprocess
+import sys
+
+# (row, key, section of the run's config, what the model adds up)
+ROWS = [
+    ("wrmsr.tsc_deadline", "host.costs.timer_write_ns", "vmexit_ns + timer_write_ns"),
+    ("wrmsr.icr", "host.costs.ipi_send_ns", "vmexit_ns + ipi_send_ns"),
+    ("ipi_to_entry.CAL", "host.costs.ipi_deliver_ns", "send exit + ipi_deliver_ns (+ halt_resume_ns) + irq entry"),
+    ("pre_hlt_window", "guest.costs.switch_idle_ns", "switch_idle_ns + idle_enter_ns"),
+]
+
+
+def die(msg):
+    print(f"trace-costs.py: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def load(path, what):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except OSError as e:
+        die(f"{path}: cannot read {what}: {e.strerror}")
+    except json.JSONDecodeError as e:
+        die(f"{path}: line {e.lineno}: not JSON ({e.msg}); expected {what}")
+
+
+def ranges(vtick):
+    try:
+        out = subprocess.run([vtick, "list", "keys"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        die(f"--vtick {vtick}: `list keys` failed ({e})")
+    r = {}
+    for line in out.splitlines():
+        m = re.match(r"^(\S+)\s+(?:integer|number) \[([-\d.e+]+) \.\. ([-\d.e+]+)\]", line)
+        if m:
+            r[m.group(1)] = (float(m.group(2)), float(m.group(3)))
+    return r
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--cmp", required=True)
+    ap.add_argument("--sim", required=True)
+    ap.add_argument("--vtick", required=True)
+    a = ap.parse_args()
+    cmp_ = load(a.cmp, "trace-baseline.sh's cmp/NAME.rR.json")
+    sim = load(a.sim, "a vtick run --json")
+    if not isinstance(cmp_, dict) or not isinstance(cmp_.get("rows"), list):
+        die(f"{a.cmp}: no 'rows' list: not a trace-compare JSON")
+    try:
+        cfg = {"host.costs": sim["config"]["host"]["costs"], "guest.costs": sim["config"]["guest"]["costs"]}
+    except (KeyError, TypeError):
+        die(f"{a.sim}: no config.host.costs / config.guest.costs: not a vtick run --json")
+    rng = ranges(a.vtick)
+    p50 = {}
+    for r in cmp_["rows"]:
+        if not isinstance(r, dict) or "row" not in r:
+            die(f"{a.cmp}: a row without 'row': {r!r}")
+        if r.get("statistic") == "p50":
+            p50[r["row"]] = (r.get("real"), r.get("sim"))
+    moved = {}
+    for row, key, model in ROWS:
+        section, name = key.rsplit(".", 1)
+        if name not in cfg[section]:
+            die(f"{a.sim}: config has no {key}")
+        cur = float(cfg[section][name])
+        real, mod = p50.get(row, (None, None))
+        if real is None or mod is None:
+            print(f"{row}: {'not in the recording' if real is None else 'none in vtick'}; {key} stays {cur:g}", file=sys.stderr)
+            continue
+        delta = (real - mod) * 1000.0  # rows are in us
+        if key == "host.costs.ipi_deliver_ns":
+            delta -= moved.get("host.costs.ipi_send_ns", 0.0)  # the sender's exit precedes the delivery
+        new = round(cur + delta)
+        lo, hi = rng.get(key, (None, None))
+        if lo is None:
+            die(f"--vtick {a.vtick}: `list keys` has no range for {key}")
+        if not lo <= new <= hi:
+            die(f"{a.cmp}: {row} p50 real {real:g} us, vtick {mod:g} us: {key} would be {new} ns, outside its "
+                f"declared range [{lo:g} .. {hi:g}]: the model's {model} cannot hold this machine's figure")
+        moved[key] = new - cur
+        print(f"{row} p50: real {real:g} us, vtick {mod:g} us ({model}) -> {key} {cur:g} -> {new}", file=sys.stderr)
+        print(f"--set {key}={new}")
+
+
+if __name__ == "__main__":
+    main()
