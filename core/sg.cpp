@@ -52,6 +52,7 @@ void set_step_scheduler(StepScheduler s) {
   detail::g_own_on = s == StepScheduler::Vtick;
   own::reset();
   g_next_host_only = false;
+  reset_run_state();
 }
 StepScheduler step_scheduler() { return g_scheduler; }
 static bool own_on() { return detail::g_own_on; }
@@ -238,6 +239,18 @@ void fail_simulation(const std::string& message) {
   request_stop();
 }
 bool simulation_failed() { return g_failed; }
+
+// A run's stop, failure and clock state, so that a second run in one process (a test, a
+// library user) does not start stopped: it would unwind at its first wait.
+void reset_run_state() {
+  g_failed = g_stopping = g_deadlock = false;
+  g_failure.clear();
+  g_lag = 0;
+  g_clock = 0;
+  g_wake.clear();
+  g_promise.clear();
+  g_counts = SgEventCounts{};
+}
 
 void warn_failed(const char* file, int line, const char* cond, const std::string& text) {
   std::string f = file;

@@ -56,6 +56,9 @@ const std::string& failure_message();
 // SimulationEnd, which spawn_actor() catches. Call it from an actor.
 struct SimulationEnd {};
 void request_stop();
+// Clears the previous run's stop, failure, clock and counts (set_step_scheduler() calls it
+// at each run's start).
+void reset_run_state();
 bool stop_requested();
 // Spawns an actor at the current time that calls request_stop() (for use from main).
 void stop_all_actors(simgrid::s4u::Host* any_host);

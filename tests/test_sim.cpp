@@ -115,3 +115,26 @@ TEST_CASE("an interrupt cuts running guest work at its instant, the remainder re
   CHECK(cuts >= 2);                                // cut by the interrupt, then ended
   CHECK(last_user_end > first_user + 2000000);     // the handlers' time came on top
 }
+
+TEST_CASE("two runs in one process: the second starts neither stopped nor failed and gives the first's figures") {
+  // core/sg.cpp's stop flag outlived the run that set it: a second run_simulation() in the
+  // same process unwound at its first wait and its invariant check read an empty
+  // poll_open (std::out_of_range). Each run now starts from reset_run_state().
+  const std::string toml =
+      "[guest]\nhz = 250\n[guest.background]\npreset = \"none\"\n[workload]\nkind = \"sysbench_threads\"\n"
+      "threads = 2\nthread_locks = 1\n[run]\nduration = \"20ms\"\nwarmup = \"0ns\"\n";
+  test::Recorder rec1, rec2;
+  SimHooks h1, h2;
+  h1.sink = &rec1;
+  h2.sink = &rec2;
+  RunResult a = run_simulation(test::scenario(toml), h1);
+  RunResult b = run_simulation(test::scenario(toml), h2);
+  INFO(a.error << " / " << b.error);
+  REQUIRE_FALSE(a.failed);
+  REQUIRE_FALSE(b.failed);
+  CHECK(b.measured_ns == a.measured_ns);
+  CHECK(b.invariants_checked == a.invariants_checked);
+  CHECK(b.metrics.get("sched.switches") == a.metrics.get("sched.switches"));
+  CHECK(b.metrics.get("vcpu0.kvm.halt_exits") == a.metrics.get("vcpu0.kvm.halt_exits"));
+  CHECK(rec2.events.size() == rec1.events.size());
+}
