@@ -26,7 +26,8 @@ bool lock_private(GuestCpu& c, const Task& t, const Phase& ph) {
 sim_ns min_phase_ns(GuestCpu& c, const Phase& ph) {
   const GuestCosts& costs = c.kernel().params().costs;
   switch (ph.kind) {
-    case PhaseKind::Yield: return costs.syscall_ns + costs.schedule_noswitch_ns;  // syscall, then schedule() keeps it
+    case PhaseKind::Yield:  // syscall, then schedule() keeps it; a drawn cost (guest.costs.sigma) has no floor
+      return costs.sigma > 0 ? 0 : costs.syscall_ns + costs.schedule_noswitch_ns;
     case PhaseKind::Run: return ph.jitter > 0 ? static_cast<sim_ns>(static_cast<double>(ph.ns) * (1.0 - ph.jitter)) : ph.ns;
     default: return 0;
   }
