@@ -111,6 +111,8 @@ class GuestCpu final : public GuestIrqSink {
   // The system calls task programs make (guest/syscalls.cpp, called by the user-space
   // interpreter of guest/task_program.cpp) and the way back to user space.
   void syscall_enter();
+  void syscall_exit(Task& t);
+  sim_ns syscall_exit_ns() const;  // guest.costs.syscall_exit_share of syscall_ns
   void exit_to_user_mode();
   void do_nanosleep(Task& t, sim_ns length);
   void futex_wait(Task& t, WaitEvent& ev);

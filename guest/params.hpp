@@ -48,6 +48,9 @@ namespace vtick {
     "try_to_wake_up: select_task_rq + enqueue")                                                                      \
   P(sim_ns, syscall_ns, ".syscall_ns", Int, 150, 20, 1000, "ns", "[EST] syscall entry/exit with mitigations; getppid(): 68-75 on a 2026 Xeon KVM guest, 453-693 on a 2026 AMD EPYC (Milan, Safe RET) KVM guest; vtick-probe's exit_cost measures it and calibrate writes it", \
     "syscall entry + exit")                                                                                          \
+  P(double, syscall_exit_share, ".syscall_exit_share", Float, 0.0, 0, 0.9, "fraction",                               \
+    "[EST] 0: syscall_ns is charged whole at the entry; getppid() cannot tell entry from exit (vtick-probe measures their sum)", \
+    "the share of syscall_ns on the way out (syscall_exit_to_user_mode() and the return path's mitigations), charged when the task goes back to user space, after a block or yield if it had one; the entry (up to the syscall's own work: futex_wait_setup()'s check of the lock word) takes the rest") \
   P(sim_ns, load_balance_ns, ".load_balance_ns", Int, 2000, 500, 10000, "ns",                                      \
     "[EST] one load_balance() pass: find_busiest_group + detach/attach", "one load_balance() pass over the domain")  \
   P(sim_ns, io_submit_ns, ".io_submit_ns", Int, 2000, 500, 10000, "ns",                                            \

@@ -2,14 +2,31 @@
 // wake, the queue under pthread mutexes), kernel/time/hrtimer.c do_nanosleep(),
 // kernel/sched/core.c sched_yield(), kernel/exit.c do_exit(), block submit_bio() through
 // virtio-blk and a socket sendmsg() through virtio-net.
+#include <cmath>
+
 #include "guest/kernel.hpp"
 
 namespace vtick {
 
-// syscall entry and exit (entry_SYSCALL_64 / el0_svc with the mitigations).
+// syscall entry (entry_SYSCALL_64 / el0_svc with the mitigations, syscall_enter_from_user_mode()):
+// syscall_ns less the part charged on the way out.
 void GuestCpu::syscall_enter() {
   enter_state(GuestCpuState::Sys);
-  kernel_work(k_.params().costs.syscall_ns);
+  if (curr) curr->syscall_open = true;
+  const GuestCosts& c = k_.params().costs;
+  kernel_work(c.syscall_ns - syscall_exit_ns());
+}
+
+sim_ns GuestCpu::syscall_exit_ns() const {
+  const GuestCosts& c = k_.params().costs;
+  return static_cast<sim_ns>(std::llround(static_cast<double>(c.syscall_ns) * c.syscall_exit_share));
+}
+
+// syscall_exit_to_user_mode() and the return path: guest.costs.syscall_exit_share of
+// syscall_ns, once the task goes back to user space (after its block or yield, if any).
+void GuestCpu::syscall_exit(Task& t) {
+  t.syscall_open = false;
+  if (sim_ns c = syscall_exit_ns(); c > 0) kernel_work(c);
 }
 
 // exit_to_user_mode(): context tracking tells a nohz_full CPU it is back in user space.

@@ -72,6 +72,7 @@ struct Task {
   sim_ns refill_left = 0;          // cache refill still owed after a migration
   bool yield_skip = false;         // sched_yield(): let another task go first
   bool on_cpu = false;             // p->on_cpu: running, or switching out until finish_task_switch()
+  bool syscall_open = false;       // in a syscall whose way out (syscall_exit_share) is still to come
   int weight = 1024;               // se.load.weight: sched_prio_to_weight[nice + 20] (nice 0: 1024)
   SchedAvg avg;                    // se.avg: PELT load_avg (runnable while queued or running)
   int recent_used_cpu = -1;        // p->recent_used_cpu (select_idle_sibling)

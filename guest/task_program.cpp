@@ -162,6 +162,10 @@ void run_task_program(GuestCpu& c, Task& t) {
     end_op(c, t);
   }
   while (!c.need_resched && t.state == TaskState::Running) {
+    if (t.syscall_open && !t.program[t.pc].in_syscall) {  // back to user space for the next phase
+      c.syscall_exit(t);
+      continue;  // exit_to_user_mode_loop(): a reschedule asked for meanwhile comes first
+    }
     local_stretch_point(c, t);
     if (!run_phase(c, t, t.program[t.pc])) continue;
     if (++t.pc == t.program.size()) {

@@ -234,3 +234,29 @@ TEST_CASE("guest.costs.sigma: a lone sysbench thread's local stretch holds with 
   CHECK(r.measured_ns == 200000000);
   CHECK(r.metrics.get("sched.yield_switches") == 0);  // alone: every yield keeps it
 }
+
+TEST_CASE("guest.costs.syscall_exit_share: a syscall's way out is charged when its task goes back to user space") {
+  // The sleeper with syscall_ns 1000, 0.4 of it on the way out: nanosleep()'s entry
+  // takes 600 ns up to hrtimer_start(); the way out comes after the sleep, from the
+  // task's switch in to its return to user space: 400 ns exactly.
+  test::Recorder rec;
+  run_sleeper(rec, {"guest.costs.syscall_ns=1000", "guest.costs.syscall_exit_share=0.4"});
+  std::vector<sim_ns> entry, way_out;
+  sim_ns sys_at = -1, in_at = -1;
+  for (const ModelEvent& e : rec.on_cpu(1)) {
+    if (e.id == EventId::GuestCpuState && e.guest_cpu_state.state == GuestCpuState::Sys && in_at < 0 && sys_at < 0) sys_at = e.t;
+    if (e.id == EventId::HrtimerStart && sys_at >= 0) {
+      entry.push_back(e.t - sys_at);
+      sys_at = -1;
+    }
+    if (e.id == EventId::SchedSwitch && e.sched_switch.next_pid != 0) in_at = e.t;
+    if (e.id == EventId::GuestCpuState && e.guest_cpu_state.state == GuestCpuState::User) {
+      if (in_at >= 0) way_out.push_back(e.t - in_at);
+      in_at = sys_at = -1;
+    }
+  }
+  REQUIRE(entry.size() >= 20);
+  REQUIRE(way_out.size() >= 20);
+  CHECK(median(entry) == 600);
+  CHECK(median(way_out) == 400);
+}
