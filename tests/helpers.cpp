@@ -1,6 +1,7 @@
 #include "helpers.hpp"
 
 #include "core/sg.hpp"
+#include "host/kvm.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -91,6 +92,16 @@ std::string read_file(const std::string& path) {
   std::ostringstream s;
   s << f.rdbuf();
   return s.str();
+}
+
+void device_irq_at(SimHooks& hooks, int vcpu, sim_ns at) {
+  hooks.vm_setup = [vcpu, at](Kvm& vm, GuestKernel&) {
+    KvmVcpu* v = &vm.vcpu(vcpu);
+    spawn_actor("device", vm.machine().threads[0]->host(), [v, at] {
+      sleep_until(at);
+      v->inject_device_irq(now());
+    });
+  };
 }
 
 }  // namespace vtick::test

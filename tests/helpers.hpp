@@ -40,6 +40,8 @@ T& keep_alive(T* p) {
   keep_alive_raw(p);
   return *p;
 }
+// hooks.vm_setup: a device interrupt posted to vCPU `vcpu` at `at` (kvm_apic_accept_irq()).
+void device_irq_at(SimHooks& hooks, int vcpu, sim_ns at);
 // The files of `dir` whose names end in `suffix`, as dir/name, sorted.
 std::vector<std::string> files_ending(const std::string& dir, const std::string& suffix);
 CliResult run_cli(const std::string& args, const std::vector<std::string>& env = {});  // runs the vtick binary (env: NAME=VALUE)

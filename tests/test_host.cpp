@@ -530,13 +530,7 @@ std::pair<sim_ns, RunResult> posted_irq_delay(const std::vector<std::string>& se
     k.add_task("w", {{PhaseKind::Sleep, 1000000, -1}, {PhaseKind::Run, 5000000, -1}, {PhaseKind::Sleep, 100000000, -1}}, 1, 1ULL << 1);
   };
   const sim_ns irq_at = 2500000;
-  hooks.vm_setup = [irq_at](Kvm& vm, GuestKernel&) {
-    KvmVcpu* v = &vm.vcpu(1);
-    spawn_actor("device", vm.machine().threads[0]->host(), [v, irq_at] {
-      sleep_until(irq_at);
-      v->inject_device_irq(now());
-    });
-  };
+  test::device_irq_at(hooks, 1, irq_at);
   std::vector<std::string> all = {"host.costs.kick_ns=2000", "host.costs.vmexit_ns=500", "host.mitigations.mds_clear=false",
                                   "host.mitigations.l1d_flush=never"};
   all.insert(all.end(), sets.begin(), sets.end());

@@ -77,13 +77,7 @@ TEST_CASE("an interrupt cuts running guest work at its instant, the remainder re
     k.add_task("w", {{PhaseKind::Sleep, 1000000, -1}, {PhaseKind::Run, 2000000, -1}, {PhaseKind::Sleep, 100000000, -1}}, 1, 1ULL << 1);
   };
   const sim_ns irq_at = 2500000;
-  hooks.vm_setup = [irq_at](Kvm& vm, GuestKernel&) {
-    KvmVcpu* v = &vm.vcpu(1);
-    spawn_actor("device", vm.machine().threads[0]->host(), [v, irq_at] {
-      sleep_until(irq_at);
-      v->inject_device_irq(now());
-    });
-  };
+  test::device_irq_at(hooks, 1, irq_at);
   Scenario sc = test::scenario("[platform]\nshape = \"VM.Standard.A1.Flex.2\"\n[host.kvm]\ndirect_injection = true\n[guest]\ntimer_slack = \"0ns\"\ntick_policy = \"legacy\"\n"
                                "[workload]\nkind = \"idle\"\n[run]\nduration = \"10ms\"\n");
   RunResult r = run_simulation(sc, hooks);

@@ -34,6 +34,20 @@ std::vector<sim_ns> pre_hlt_windows(const test::Recorder& rec, int cpu) {
   return w;
 }
 
+// On vCPU 1: from the sleeper's last timer step before it blocks (hrtimer_start, the
+// clockevent or deadline write) to its sched_switch out to idle, in ns.
+std::vector<sim_ns> write_to_switch_gaps(const test::Recorder& rec) {
+  std::vector<sim_ns> gaps;
+  sim_ns last = -1;
+  for (const ModelEvent& e : rec.on_cpu(1)) {
+    if (e.id == EventId::WriteMsr || e.id == EventId::ClockeventWrite || e.id == EventId::HrtimerStart) last = e.t;
+    if (e.id == EventId::SchedSwitch && e.sched_switch.next_pid == 0 && e.sched_switch.prev_pid != 0 && last >= 0)
+      gaps.push_back(e.t - last);
+    if (e.id == EventId::SchedSwitch) last = -1;
+  }
+  return gaps;
+}
+
 sim_ns median(std::vector<sim_ns> v) {
   REQUIRE(!v.empty());
   std::sort(v.begin(), v.end());
@@ -146,14 +160,7 @@ TEST_CASE("switch to idle: guest.costs.schedule_block_ns is __schedule()'s part 
   // and the path from sched_switch to HLT stays switch_idle_ns + idle_enter_ns.
   test::Recorder rec;
   run_sleeper(rec, {"guest.costs.schedule_block_ns=1500"});
-  std::vector<sim_ns> gaps;
-  sim_ns last = -1;
-  for (const ModelEvent& e : rec.on_cpu(1)) {
-    if (e.id == EventId::WriteMsr || e.id == EventId::ClockeventWrite || e.id == EventId::HrtimerStart) last = e.t;
-    if (e.id == EventId::SchedSwitch && e.sched_switch.next_pid == 0 && e.sched_switch.prev_pid != 0 && last >= 0)
-      gaps.push_back(e.t - last);
-    if (e.id == EventId::SchedSwitch) last = -1;
-  }
+  std::vector<sim_ns> gaps = write_to_switch_gaps(rec);
   REQUIRE(gaps.size() >= 20);  // 100 ms of 3.6 ms cycles
   CHECK(median(gaps) == 1500);
   CHECK(*std::min_element(gaps.begin(), gaps.end()) == *std::max_element(gaps.begin(), gaps.end()));  // guest.costs.sigma 0: no draw
@@ -206,14 +213,7 @@ TEST_CASE("guest.costs.sigma draws each kernel path's cost lognormal around its 
   // as a lognormal of that sigma does (p90/p10 = exp(2 x 1.2816 x 0.3) = 2.16).
   test::Recorder rec;
   run_sleeper(rec, {"guest.costs.schedule_block_ns=1500", "guest.costs.sigma=0.3", "run.duration=400ms"});
-  std::vector<sim_ns> gaps;
-  sim_ns last = -1;
-  for (const ModelEvent& e : rec.on_cpu(1)) {
-    if (e.id == EventId::WriteMsr || e.id == EventId::ClockeventWrite || e.id == EventId::HrtimerStart) last = e.t;
-    if (e.id == EventId::SchedSwitch && e.sched_switch.next_pid == 0 && e.sched_switch.prev_pid != 0 && last >= 0)
-      gaps.push_back(e.t - last);
-    if (e.id == EventId::SchedSwitch) last = -1;
-  }
+  std::vector<sim_ns> gaps = write_to_switch_gaps(rec);
   REQUIRE(gaps.size() >= 100);
   std::sort(gaps.begin(), gaps.end());
   double mean = 0;
