@@ -35,6 +35,9 @@ class Rng {
   sim_ns uniform(sim_ns lo, sim_ns hi);          // [lo, hi]
   sim_ns exponential(sim_ns mean);
   sim_ns lognormal(sim_ns mean, double sigma);   // the given mean; sigma of the log
+  // a cost with a spread: `mean` itself at sigma 0 (nothing drawn, so the stream and the
+  // runs that do not use the spread keep their numbers), else lognormal(mean, sigma)
+  sim_ns spread(sim_ns mean, double sigma) { return sigma <= 0 || mean <= 0 ? mean : lognormal(mean, sigma); }
 
  private:
   std::uint64_t s_[4];

@@ -88,11 +88,7 @@ void GuestCpu::kernel_spin(sim_ns ns) {
 // Real kernel paths vary (caches, branch predictors, a nested host's own exits): fixed
 // costs phase-lock loops that meet on a lock so they never collide (issue 43 step 0).
 // No draw at guest.costs.sigma 0, so those runs keep their numbers.
-sim_ns GuestCpu::kernel_cost(sim_ns mean) {
-  const double sigma = k_.params().costs.sigma;
-  if (sigma <= 0 || mean <= 0) return mean;
-  return cost_rng_.lognormal(mean, sigma);
-}
+sim_ns GuestCpu::kernel_cost(sim_ns mean) { return cost_rng_.spread(mean, k_.params().costs.sigma); }
 
 // guest.costs.cputime_update_ns per accounting update made on this path (0: the updates
 // are part of idle_enter_ns / idle_exit_ns / irq_entry_ns, as before it existed).

@@ -124,11 +124,7 @@ bool KvmVcpu::kvm_vcpu_block(sim_ns& pending) {
 
 // Real resumes vary (the host's scheduler, caches, a nested host's own exits): a fixed
 // cost would phase-lock guest loops that meet at a wake-up, such as two threads on a lock.
-sim_ns KvmVcpu::resume_cost(sim_ns mean) {
-  const double sigma = vm_.costs().wake_sigma;
-  if (sigma <= 0 || mean <= 0) return mean;
-  return wake_rng_.lognormal(mean, sigma);
-}
+sim_ns KvmVcpu::resume_cost(sim_ns mean) { return wake_rng_.spread(mean, vm_.costs().wake_sigma); }
 
 sim_ns KvmVcpu::poll_open_ns(sim_ns now) const {
   if (halt_start_ < 0) return 0;

@@ -34,7 +34,7 @@ import re
 import subprocess
 import sys
 
-# (row, key, section of the run's config, what the model adds up)
+# (trace-compare row, the key it moves, what the model adds up in that interval)
 ROWS = [
     ("wrmsr.tsc_deadline", "host.costs.timer_write_ns", "vmexit_ns + timer_write_ns"),
     ("wrmsr.icr", "host.costs.ipi_send_ns", "vmexit_ns + ipi_send_ns"),
