@@ -117,6 +117,7 @@ class GuestCpu final : public GuestIrqSink {
   void do_nanosleep(Task& t, sim_ns length);
   void futex_wait(Task& t, WaitEvent& ev);
   void futex_wake(WaitEvent& ev);
+  void futex_wait_setup();
   bool futex_wait_lock(Task& t, Mutex& m);  // false: the lock word changed (EAGAIN)
   void futex_wake_lock(Mutex& m);
   void sched_yield(Task& t);

@@ -51,6 +51,12 @@ namespace vtick {
   P(double, syscall_exit_share, ".syscall_exit_share", Float, 0.0, 0, 0.9, "fraction",                               \
     "[EST] 0: syscall_ns is charged whole at the entry; getppid() cannot tell entry from exit (vtick-probe measures their sum)", \
     "the share of syscall_ns on the way out (syscall_exit_to_user_mode() and the return path's mitigations), charged when the task goes back to user space, after a block or yield if it had one; the entry (up to the syscall's own work: futex_wait_setup()'s check of the lock word) takes the rest") \
+  P(sim_ns, futex_wait_setup_ns, ".futex_wait_setup_ns", Int, 0, 0, 2000, "ns",                                   \
+    "[EST] 0: inside syscall_ns; futex(FUTEX_WAIT) returning EAGAIN less getppid(): 165-236 ns p50 on a 2026 AMD EPYC (Milan, Safe RET) KVM guest, an uncontended bucket (docs/real-guest/trace-2026-12-06c/futex-own-cost.txt)", \
+    "futex_wait_setup(): get_futex_key(), futex_hash() and the bucket lock, up to the read of the futex word; charged before the word check, so the owner's release within it makes the wait an EAGAIN") \
+  P(sim_ns, futex_wake_ns, ".futex_wake_ns", Int, 0, 0, 2000, "ns",                                               \
+    "[EST] 0: inside syscall_ns; futex(FUTEX_WAKE) of nobody less getppid(): 68-95 ns p50 on a 2026 AMD EPYC (Milan, Safe RET) KVM guest (docs/real-guest/trace-2026-12-06c/futex-own-cost.txt)", \
+    "futex_wake(): get_futex_key(), futex_hash(), the bucket lock and the scan for a waiter, before its try_to_wake_up()") \
   P(sim_ns, load_balance_ns, ".load_balance_ns", Int, 2000, 500, 10000, "ns",                                      \
     "[EST] one load_balance() pass: find_busiest_group + detach/attach", "one load_balance() pass over the domain")  \
   P(sim_ns, io_submit_ns, ".io_submit_ns", Int, 2000, 500, 10000, "ns",                                            \

@@ -43,8 +43,15 @@ void GuestCpu::do_nanosleep(Task& t, sim_ns length) {
   t.state = TaskState::Sleeping;
 }
 
+// futex_wait_setup(): the key, the hash bucket and its lock, up to the read of the word
+// (guest.costs.futex_wait_setup_ns; 0: inside syscall_ns, and no draw).
+void GuestCpu::futex_wait_setup() {
+  if (sim_ns c = k_.params().costs.futex_wait_setup_ns; c > 0) kernel_work(c);
+}
+
 // futex(FUTEX_WAIT) on a counting event: a posted unit is taken, else the task sleeps.
 void GuestCpu::futex_wait(Task& t, WaitEvent& ev) {
+  futex_wait_setup();
   if (ev.count > 0) {
     --ev.count;
     return;
@@ -57,6 +64,7 @@ void GuestCpu::futex_wait(Task& t, WaitEvent& ev) {
 // write-space threshold: unix_write_space() / pipe_read() waking the writers) each waiter
 // takes one.
 void GuestCpu::futex_wake(WaitEvent& ev) {
+  if (sim_ns c = k_.params().costs.futex_wake_ns; c > 0) kernel_work(c);  // key, bucket, scan
   if (++ev.count < ev.wake_at) return;
   while (ev.count > 0 && !ev.waiters.empty()) {
     --ev.count;
@@ -70,6 +78,7 @@ void GuestCpu::futex_wake(WaitEvent& ev) {
 // longer 2 (the owner released it while this task entered the kernel) the call returns
 // EAGAIN and the task retries in user space; else it sleeps until a FUTEX_WAKE.
 bool GuestCpu::futex_wait_lock(Task& t, Mutex& m) {
+  futex_wait_setup();
   if (m.word != 2) {
     ++k_.sched_stats.futex_eagain;
     return false;
@@ -83,6 +92,7 @@ bool GuestCpu::futex_wait_lock(Task& t, Mutex& m) {
 // futex(FUTEX_WAKE, 1): whoever is queued once the kernel gets there (it may be nobody:
 // the word stays 2 after a contended acquisition whether or not others still wait).
 void GuestCpu::futex_wake_lock(Mutex& m) {
+  if (sim_ns c = k_.params().costs.futex_wake_ns; c > 0) kernel_work(c);  // key, bucket, scan
   ++k_.sched_stats.futex_wakes;
   if (m.waiters.empty()) return;
   Task* w = m.waiters.front();

@@ -260,3 +260,33 @@ TEST_CASE("guest.costs.syscall_exit_share: a syscall's way out is charged when i
   CHECK(median(entry) == 600);
   CHECK(median(way_out) == 400);
 }
+
+TEST_CASE("guest.costs.futex_wait_setup_ns and futex_wake_ns: futex's own parts beyond the syscall") {
+  // One task on vCPU 1 posts an event and takes it back at once (FUTEX_WAKE with nobody
+  // queued, FUTEX_WAIT that finds the unit: neither blocks), then runs 10 us in user
+  // space. syscall_ns 1000 each: a pass is 12000 ns from one return to user space to
+  // the next; futex_wake()'s 300 and futex_wait_setup()'s 200 make it 12500.
+  auto period = [](const std::vector<std::string>& sets) {
+    test::Recorder rec;
+    SimHooks hooks;
+    hooks.sink = &rec;
+    hooks.guest_setup = [](GuestKernel& k) {
+      int ev = k.add_event();
+      k.add_task("poster", {{PhaseKind::Wake, 0, ev}, {PhaseKind::Wait, 0, ev}, {PhaseKind::Run, 10000, -1}}, 1, 1ULL << 1);
+    };
+    std::vector<std::string> all = {"guest.costs.syscall_ns=1000", "run.duration=20ms"};
+    all.insert(all.end(), sets.begin(), sets.end());
+    run_with(kSleeper, all, hooks);
+    std::vector<sim_ns> gaps;
+    sim_ns last = -1;
+    for (const ModelEvent& e : rec.on_cpu(1))
+      if (e.id == EventId::GuestCpuState && e.guest_cpu_state.state == GuestCpuState::User) {
+        if (last >= 0) gaps.push_back(e.t - last);
+        last = e.t;
+      }
+    REQUIRE(gaps.size() >= 100);
+    return median(gaps);
+  };
+  CHECK(period({}) == 12000);
+  CHECK(period({"guest.costs.futex_wake_ns=300", "guest.costs.futex_wait_setup_ns=200"}) == 12500);
+}
