@@ -24,8 +24,11 @@ struct Pairing {
     std::uint64_t idle_since = 0;   // the idle task's switch-in (when curr == 0)
     std::uint64_t to_idle = 0;      // switch to idle not yet followed by cpu_idle entry (0: none)
     std::uint64_t idle_entry = 0;   // cpu_idle entry not yet exited (0: none)
+    long long idle_state = -1;      // its state (0: poll_idle; 1 and up: a halt)
     bool halted = false;            // this idle episode has had a cpu_idle entry
     std::uint64_t ipi_sent[2] = {0, 0};  // earliest unanswered send: CAL, RES
+    bool cal_to_halted = false;     // that CAL send found this CPU halted (cpu_idle state >= 1)
+    std::uint64_t cal_halt = 0;     // else: its halt after the send, before the entry (0: none)
     int last_kind = -1;             // the CPU's previous record, for the WRMSR intervals
     std::uint64_t last_ts = 0;
   };
@@ -43,13 +46,29 @@ struct Pairing {
   void count(const std::string& name) { ++s.counts[name]; }
 
   void ipi_send(int dest, bool cal, std::uint64_t ts) {
-    std::uint64_t& p = cpu[dest].ipi_sent[cal ? 0 : 1];
-    if (!p) p = ts;  // a second send before the entry is the same interrupt (coalesced)
+    Cpu& d = cpu[dest];
+    std::uint64_t& p = d.ipi_sent[cal ? 0 : 1];
+    if (p) return;  // a second send before the entry is the same interrupt (coalesced)
+    p = ts;
+    if (cal) {
+      d.cal_to_halted = d.idle_entry && d.idle_state >= 1;
+      d.cal_halt = 0;
+    }
   }
+  // A CAL's way in by the target's state: halted at the send (the sender's exit, the
+  // delivery, the halted vCPU's way back); halted after it (from that HLT: its exit and
+  // the re-entry with the interrupt pending or arriving); never halted (delivered to a
+  // vCPU in guest mode: posted, or a kick's IRQ exit).
   void ipi_entry(int c, bool cal, std::uint64_t ts) {
     count(cal ? "ipi.CAL" : "ipi.RES");
-    std::uint64_t& p = cpu[c].ipi_sent[cal ? 0 : 1];
+    Cpu& t = cpu[c];
+    std::uint64_t& p = t.ipi_sent[cal ? 0 : 1];
     if (p) sample(cal ? "ipi_to_entry.CAL" : "ipi_to_entry.RES", p, ts);
+    if (p && cal) {
+      if (t.cal_to_halted) sample("ipi_to_entry.CAL.to_halted", p, ts);
+      else if (t.cal_halt) sample("halt_to_entry.CAL", t.cal_halt, ts);
+      else sample("ipi_to_entry.CAL.to_running", p, ts);
+    }
     p = 0;
   }
 
@@ -109,6 +128,8 @@ struct Pairing {
           if (c.to_idle) sample("pre_hlt_window", c.to_idle, r.ts);
           c.to_idle = 0;
           c.idle_entry = r.ts;
+          c.idle_state = r.a;
+          if (r.a >= 1 && c.ipi_sent[0] && !c.cal_to_halted && !c.cal_halt) c.cal_halt = r.ts;
         }
         break;
       case VTK_IPI_SEND_CPU:
@@ -260,7 +281,8 @@ std::string v6_layout_error(const std::string& path) {
 
 const std::vector<std::string>& trace_interval_names() {
   static const std::vector<std::string> n = {"pre_hlt_window",   "wake_to_run.same_cpu", "wake_to_run.other_cpu",
-                                             "ipi_to_entry.CAL", "ipi_to_entry.RES",     "cpu_idle_residency",
+                                             "ipi_to_entry.CAL", "ipi_to_entry.CAL.to_halted", "halt_to_entry.CAL",
+                                             "ipi_to_entry.CAL.to_running", "ipi_to_entry.RES",     "cpu_idle_residency",
                                              "wrmsr.tsc_deadline", "wrmsr.icr"};
   return n;
 }

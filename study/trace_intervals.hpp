@@ -20,7 +20,9 @@ struct TraceSummary {
   std::uint64_t t0 = 0, t1 = 0;  // window, ns of the file's clock
   std::uint64_t records = 0;
   // Paired intervals in µs, in the order they end: pre_hlt_window, wake_to_run.same_cpu,
-  // wake_to_run.other_cpu, ipi_to_entry.CAL, ipi_to_entry.RES, cpu_idle_residency,
+  // wake_to_run.other_cpu, ipi_to_entry.CAL (and split by the target's state:
+  // ipi_to_entry.CAL.to_halted, halt_to_entry.CAL, ipi_to_entry.CAL.to_running),
+  // ipi_to_entry.RES, cpu_idle_residency,
   // wrmsr.tsc_deadline, wrmsr.icr.
   std::map<std::string, std::vector<double>> intervals;
   // Counted events: halts, cpu_idle_entries, ipi.CAL, ipi.RES, local_timer,

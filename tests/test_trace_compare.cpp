@@ -89,6 +89,9 @@ TEST_CASE("trace-compare: the rows of vtick's own trace count what the model cou
   // every interval this run has is paired: halts follow switches to idle, IPIs their sends
   CHECK(row(j, "pre_hlt_window", "rate", "sim") > 0);
   CHECK(row(j, "ipi_to_entry.CAL", "rate", "sim") == row(j, "ipi.CAL", "rate", "sim"));
+  // split by the target's state, each CAL is in exactly one of the three
+  CHECK(n("ipi_to_entry.CAL.to_halted") + n("halt_to_entry.CAL") + n("ipi_to_entry.CAL.to_running") == n("ipi.CAL"));
+  CHECK(n("ipi_to_entry.CAL.to_halted") > 0);
   CHECK(row(j, "wake_to_run.other_cpu", "p50", "sim") > 0);
   double idle0 = row(j, "idle_share.cpu0", "share", "sim");
   CHECK((idle0 > 0 && idle0 < 1));

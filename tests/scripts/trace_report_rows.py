@@ -51,6 +51,8 @@ def main():
 
     curr, idle_since, idle_ns, to_idle, entry, sent = {}, {}, {}, {}, {}, {}
     halted = {}  # cpu -> this idle episode had a cpu_idle entry
+    state = {}  # cpu -> the state of its cpu_idle entry not yet exited
+    cal_class = {}  # cpu -> its unanswered CAL: 'halted' at the send, a halt's ts after it, or 'running'
     waking, running = {}, {}
     for ts, cpu, ev, args in recs:
         f = fields(args)
@@ -82,18 +84,21 @@ def main():
         elif ev == 'sched_migrate_task':
             count('migrations')
         elif ev == 'cpu_idle':
-            state = int(f['state'])
-            if state == EXIT:
+            st = int(f['state'])
+            if st == EXIT:
                 if cpu in entry:
                     sample('cpu_idle_residency', entry.pop(cpu), ts)
             else:
                 count('cpu_idle_entries')
                 halted[cpu] = True
-                if state >= 1:
+                if st >= 1:
                     count('halts')
+                    if cal_class.get(cpu) == 'running':
+                        cal_class[cpu] = ts
                 if cpu in to_idle:
                     sample('pre_hlt_window', to_idle.pop(cpu), ts)
                 entry[cpu] = ts
+                state[cpu] = st
         elif ev in ('ipi_send_cpu', 'ipi_send_cpumask'):
             count('ipi_sends')
             # %pS of NULL prints 0x0 (or (nil)); a symbol or an address otherwise
@@ -106,12 +111,23 @@ def main():
                     a, _, b = part.partition('-')
                     dests += range(int(a), int(b or a) + 1)
             for d in dests:
+                if (d, kind) not in sent and kind == 'CAL':
+                    cal_class[d] = 'halted' if d in entry and state[d] >= 1 else 'running'
                 sent.setdefault((d, kind), ts)
         elif ev in ('call_function_single_entry', 'call_function_entry', 'reschedule_entry'):
             kind = 'RES' if ev == 'reschedule_entry' else 'CAL'
             count('ipi.' + kind)
             if (cpu, kind) in sent:
-                sample('ipi_to_entry.' + kind, sent.pop((cpu, kind)), ts)
+                at = sent.pop((cpu, kind))
+                sample('ipi_to_entry.' + kind, at, ts)
+                if kind == 'CAL':
+                    c = cal_class.pop(cpu)
+                    if c == 'halted':
+                        sample('ipi_to_entry.CAL.to_halted', at, ts)
+                    elif c == 'running':
+                        sample('ipi_to_entry.CAL.to_running', at, ts)
+                    else:
+                        sample('halt_to_entry.CAL', c, ts)
         elif ev == 'tick_stop':
             if f['success'] == '1':
                 count('tick_stops')
