@@ -46,6 +46,9 @@ namespace vtick {
     "__schedule() of a task that blocks, up to its switch: try_to_block_task() (deactivate_task()) and a pick_next_task() that finds nothing; the task is still on its CPU (p->on_cpu), so a wake-up meanwhile takes the WF_ON_CPU wakelist") \
   P(sim_ns, ttwu_ns, ".ttwu_ns", Int, 500, 100, 5000, "ns", "[EST] try_to_wake_up: select_task_rq_fair + enqueue_task; vtick-probe futex_wake.local_ns less getppid(), which calibrate writes: 489 on a 2026 Xeon KVM guest, 2743-3107 on a 2026 AMD EPYC (Milan, Safe RET) KVM guest", \
     "try_to_wake_up: select_task_rq + enqueue")                                                                      \
+  P(sim_ns, ttwu_wakelist_ns, ".ttwu_wakelist_ns", Int, 0, 0, 5000, "ns",                                         \
+    "[EST] 0: not charged; docs/real-guest/trace-2026-12-06c/waiter-timeline.txt: sched_waking -> ipi_send_cpu 0.85/1.03/1.65 us p10/p50/p90 on a 2026 AMD EPYC (Milan, Safe RET) nested KVM guest, two tracepoints' own cost included", \
+    "try_to_wake_up() of a task still switching out (p->on_cpu), up to ttwu_queue_wakelist()'s IPI: p->pi_lock, the state match, the on_rq and on_cpu reads, the llist_add() (WF_ON_CPU)") \
   P(sim_ns, syscall_ns, ".syscall_ns", Int, 150, 20, 1000, "ns", "[EST] syscall entry/exit with mitigations; getppid(): 68-75 on a 2026 Xeon KVM guest, 453-693 on a 2026 AMD EPYC (Milan, Safe RET) KVM guest; vtick-probe's exit_cost measures it and calibrate writes it", \
     "syscall entry + exit")                                                                                          \
   P(double, syscall_exit_share, ".syscall_exit_share", Float, 0.0, 0, 0.9, "fraction",                               \

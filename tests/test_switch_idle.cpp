@@ -290,3 +290,37 @@ TEST_CASE("guest.costs.futex_wait_setup_ns and futex_wake_ns: futex's own parts 
   CHECK(period({}) == 12000);
   CHECK(period({"guest.costs.futex_wake_ns=300", "guest.costs.futex_wait_setup_ns=200"}) == 12500);
 }
+
+TEST_CASE("guest.costs.ttwu_wakelist_ns: try_to_wake_up()'s way to the wakelist IPI for a task still switching out") {
+  // Two sysbench threads on one lock (two cores, no SMT sibling to slow the waker), the
+  // waiter's __schedule() 2 us before its switch: each wake-up of a task still on its CPU
+  // (WF_ON_CPU) sends the IPI ttwu_wakelist_ns after its sched_waking, from the waker's
+  // CPU: 0, and 700 ns at least and as the median (an interrupt may come in between).
+  auto gaps = [](const std::string& ns) {
+    test::Recorder rec;
+    SimHooks hooks;
+    hooks.sink = &rec;
+    RunResult r = run_with(kOneLock, {"platform.shape=generic", "platform.cores=2", "platform.threads_per_core=1", "guest.costs.schedule_block_ns=2000",
+                                          "guest.costs.ttwu_wakelist_ns=" + ns}, hooks);
+    std::map<int, bool> running;
+    std::map<int, sim_ns> waking_at;  // waker CPU -> its on-CPU wakee's sched_waking
+    std::vector<sim_ns> g;
+    for (const ModelEvent& e : rec.events) {
+      if (e.id == EventId::SchedSwitch) {
+        running[e.sched_switch.prev_pid] = false;
+        running[e.sched_switch.next_pid] = true;
+      } else if (e.id == EventId::SchedWaking && running[e.sched_waking.pid]) {
+        waking_at[e.cpu] = e.t;
+      } else if (e.id == EventId::IpiSendCpu && waking_at.count(e.cpu)) {
+        g.push_back(e.t - waking_at[e.cpu]);
+        waking_at.erase(e.cpu);
+      }
+    }
+    REQUIRE(g.size() >= 100);
+    CHECK(static_cast<double>(g.size()) <= r.metrics.get("sched.ttwu_on_cpu"));
+    std::sort(g.begin(), g.end());
+    return std::make_pair(g.front(), g[g.size() / 2]);
+  };
+  CHECK(gaps("0") == std::make_pair(sim_ns{0}, sim_ns{0}));
+  CHECK(gaps("700") == std::make_pair(sim_ns{700}, sim_ns{700}));
+}
