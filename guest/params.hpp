@@ -39,8 +39,11 @@ namespace vtick {
     "[EST] 250; sched_yield() alone on a CPU less getppid(): 104-109 on a 2026 Xeon KVM guest, 348-686 on a 2026 AMD EPYC (Milan, Safe RET) KVM guest; vtick-probe's exit_cost measures it and calibrate writes it", \
     "__schedule() whose pick_next_task() returns the running task: no context_switch() (with do_sched_yield() on a sched_yield())") \
   P(sim_ns, switch_idle_ns, ".switch_idle_ns", Int, 600, 100, 3000, "ns",                                          \
-    "[EST] __schedule to the idle task: deactivate_task, pick_next_task_idle, context_switch (lazy mm), finish_task_switch", \
+    "[EST] __schedule to the idle task: deactivate_task, pick_next_task_idle, context_switch (lazy mm), finish_task_switch (its part after prev->on_cpu's clear: finish_task_switch_ns, when set)", \
     "__schedule when the CPU has nothing else to run: the blocking task's switch to the idle task") \
+  P(sim_ns, finish_task_switch_ns, ".finish_task_switch_ns", Int, 0, 0, 3000, "ns",                               \
+    "[EST] 0: inside switch_idle_ns; docs/real-guest/trace-2026-12-06c/waiter-timeline.txt: on a 2026 AMD EPYC (Milan, Safe RET) nested KVM guest 20 % of the waiters are woken after their switch to idle (0.08/0.40/0.75 us p10/p50/p90 after the sched_switch) and nearly each such wake-up still sends an IPI (63.6 k IPIs, 65.9 k wake-ups), so the idle task is not polling yet: at least 0.75 us pass from prev->on_cpu's clear to do_idle()'s __current_set_polling()", \
+    "the switch to idle after finish_task() cleared prev->on_cpu: finish_lock_switch() (the runqueue unlock, interrupts on), the rest of finish_task_switch() and the return into do_idle(); a wake-up meanwhile finds prev off its CPU and the idle task not polling: an ordinary remote wake-up with its IPI") \
   P(sim_ns, schedule_block_ns, ".schedule_block_ns", Int, 0, 0, 5000, "ns",                                        \
     "[EST] 0: not charged apart; docs/real-guest/trace-2026-12-06c/futex-window.txt: a FUTEX_WAIT that blocks takes 1.7/2.7/3.7 us p10/p50/p90 from sys_enter_futex to its sched_switch out on a 2026 AMD EPYC (Milan, Safe RET) KVM guest, the syscall's entry included", \
     "__schedule() of a task that blocks, up to its switch: try_to_block_task() (deactivate_task()) and a pick_next_task() that finds nothing; the task is still on its CPU (p->on_cpu), so a wake-up meanwhile takes the WF_ON_CPU wakelist") \

@@ -50,6 +50,10 @@ void GuestCpu::schedule() {
   if (!next) {
     if (prev) context_switch_to_idle(*prev, prev_state);
     if (irqs_saved) hw_->local_irq_restore(irqs_were_on);
+    // finish_task_switch()'s rest after finish_lock_switch() and the return into do_idle():
+    // interrupts on, prev off its CPU, the idle task not polling yet
+    // (guest.costs.finish_task_switch_ns; 0: inside switch_idle_ns)
+    if (sim_ns c = k_.params().costs.finish_task_switch_ns; prev && c > 0) kernel_work(c);
     return;
   }
   switching_to = next;

@@ -324,3 +324,27 @@ TEST_CASE("guest.costs.ttwu_wakelist_ns: try_to_wake_up()'s way to the wakelist 
   CHECK(gaps("0") == std::make_pair(sim_ns{0}, sim_ns{0}));
   CHECK(gaps("700") == std::make_pair(sim_ns{700}, sim_ns{700}));
 }
+
+TEST_CASE("guest.costs.finish_task_switch_ns: the switch to idle after prev->on_cpu's clear, before do_idle()") {
+  // The sleeper: its path from sched_switch to HLT grows by finish_task_switch_ns (2000 +
+  // 700 + 200 ns).
+  test::Recorder rec;
+  run_sleeper(rec, {"guest.costs.finish_task_switch_ns=700"});
+  std::vector<sim_ns> w = pre_hlt_windows(rec, 1);
+  REQUIRE(w.size() >= 20);
+  CHECK(median(w) == 2900);
+  CHECK(*std::min_element(w.begin(), w.end()) == 2900);
+  // Two sysbench threads on one lock, a 100 ns switch: the holder's wake-up comes after
+  // the waiter's on_cpu clear. With nothing after it the idle task is polling by then and
+  // the wake-up needs no IPI (set_nr_if_polling()); with 3 us of finish_task_switch() it
+  // is not polling yet and each wake-up sends one.
+  auto wakes = [](const std::string& finish) {
+    RunResult r = run_with(kOneLock, {"guest.costs.switch_idle_ns=100", "guest.costs.finish_task_switch_ns=" + finish});
+    REQUIRE(r.metrics.get("sched.wakeups_remote") >= 100);
+    CHECK(r.metrics.get("sched.ttwu_on_cpu") == 0);
+    return std::make_pair(r.metrics.get("sched.wake_idle_without_ipi") / r.metrics.get("sched.wakeups_remote"),
+                          r.metrics.get("sched.call_function_ipis") / r.metrics.get("sched.wakeups_remote"));
+  };
+  CHECK(wakes("0") == std::make_pair(1.0, 0.0));
+  CHECK(wakes("3000") == std::make_pair(0.0, 1.0));
+}
