@@ -11,13 +11,20 @@ costs in the model of which one is the machine's (docs/cli.md, trace-compare's r
                            or running target: no kick)
   ipi_to_entry.CAL p50     the sender's exit (above) + ipi_deliver_ns (+ halt_resume_ns
                            for a halted target) + irq entry    -> host.costs.ipi_deliver_ns
-                           (most targets of sysbench's wake-ups are still in __schedule()
-                           or the idle entry, not halted: halt_resume_ns barely moves it)
+                           (only when the recording lacks the three rows below)
+  ipi_to_entry.CAL.to_running p50  the sender's exit + ipi_deliver_ns (posted) -> ipi_deliver_ns,
+                           or without APICv / AVIC (host.kvm.apicv false) + vmexit_ns +
+                           kick_ns (the kick's IRQ exit)                     -> host.costs.kick_ns
+  ipi_to_entry.CAL.to_halted p50   the sender's exit + ipi_deliver_ns + halt_resume_ns
+                                                               -> host.costs.halt_resume_ns
+  halt_to_entry.CAL p50    vmexit_ns + hlt_exit_ns (the HLT exit, the interrupt pending
+                           or arriving)                        -> host.costs.hlt_exit_ns
   pre_hlt_window p50       switch_idle_ns + idle_enter_ns      -> guest.costs.switch_idle_ns
                            (the tick retained, as got_tick)
 
 Each moves by the real p50 less the model's, the model's taken from a run at the costs its
---sim JSON echoes (ipi_deliver_ns also less ipi_send_ns's move, which precedes it). A
+--sim JSON echoes, less the moves of the costs before it in the same interval (the
+sender's exit, then a posted delivery). A
 lognormal spread (guest.costs.sigma, host.costs.wake_sigma) puts the model's p50 below its
 mean, so a second pass on a rerun closes what is left. A value outside its declared range
 (vtick list keys) is an error, never clamped. Use one real run (r1) and keep the other (r2)
@@ -34,13 +41,30 @@ import re
 import subprocess
 import sys
 
-# (trace-compare row, the key it moves, what the model adds up in that interval)
-ROWS = [
-    ("wrmsr.tsc_deadline", "host.costs.timer_write_ns", "vmexit_ns + timer_write_ns"),
-    ("wrmsr.icr", "host.costs.ipi_send_ns", "vmexit_ns + ipi_send_ns"),
-    ("ipi_to_entry.CAL", "host.costs.ipi_deliver_ns", "send exit + ipi_deliver_ns (+ halt_resume_ns) + irq entry"),
-    ("pre_hlt_window", "guest.costs.switch_idle_ns", "switch_idle_ns + idle_enter_ns"),
-]
+SEND = "host.costs.ipi_send_ns"
+DELIVER = "host.costs.ipi_deliver_ns"
+SPLIT = ("ipi_to_entry.CAL.to_running", "ipi_to_entry.CAL.to_halted", "halt_to_entry.CAL")
+
+
+def rows_for(p50, apicv):
+    """(trace-compare row, the key it moves, what the model adds up in that interval, the
+    earlier moves inside that interval), in order: the split CAL rows when the recording
+    has them, else ipi_to_entry.CAL whole."""
+    rows = [("wrmsr.tsc_deadline", "host.costs.timer_write_ns", "vmexit_ns + timer_write_ns", ()),
+            ("wrmsr.icr", SEND, "vmexit_ns + ipi_send_ns", ())]
+    if all(p50.get(r, (None, None))[0] is not None for r in SPLIT):
+        if apicv:
+            rows.append((SPLIT[0], DELIVER, "send exit + ipi_deliver_ns (posted) + irq entry", (SEND,)))
+        else:
+            rows.append((SPLIT[0], "host.costs.kick_ns", "send exit + ipi_deliver_ns + vmexit_ns + kick_ns + irq entry",
+                         (SEND,)))
+        rows.append((SPLIT[1], "host.costs.halt_resume_ns", "send exit + ipi_deliver_ns + halt_resume_ns + irq entry",
+                     (SEND, DELIVER)))
+        rows.append((SPLIT[2], "host.costs.hlt_exit_ns", "vmexit_ns + hlt_exit_ns + irq entry", ()))
+    else:
+        rows.append(("ipi_to_entry.CAL", DELIVER, "send exit + ipi_deliver_ns (+ halt_resume_ns) + irq entry", (SEND,)))
+    rows.append(("pre_hlt_window", "guest.costs.switch_idle_ns", "switch_idle_ns + finish_task_switch_ns + idle_enter_ns", ()))
+    return rows
 
 
 def die(msg):
@@ -83,7 +107,8 @@ def main():
         die(f"{a.cmp}: no 'rows' list: not a trace-compare JSON")
     try:
         cfg = {"host.costs": sim["config"]["host"]["costs"], "guest.costs": sim["config"]["guest"]["costs"]}
-    except (KeyError, TypeError):
+        apicv = bool(sim["config"]["host"].get("kvm", {}).get("apicv", True))
+    except (KeyError, TypeError, AttributeError):
         die(f"{a.sim}: no config.host.costs / config.guest.costs: not a vtick run --json")
     rng = ranges(a.vtick)
     p50 = {}
@@ -93,7 +118,7 @@ def main():
         if r.get("statistic") == "p50":
             p50[r["row"]] = (r.get("real"), r.get("sim"))
     moved = {}
-    for row, key, model in ROWS:
+    for row, key, model, before in rows_for(p50, apicv):
         section, name = key.rsplit(".", 1)
         if name not in cfg[section]:
             die(f"{a.sim}: config has no {key}")
@@ -103,8 +128,7 @@ def main():
             print(f"{row}: {'not in the recording' if real is None else 'none in vtick'}; {key} stays {cur:g}", file=sys.stderr)
             continue
         delta = (real - mod) * 1000.0  # rows are in us
-        if key == "host.costs.ipi_deliver_ns":
-            delta -= moved.get("host.costs.ipi_send_ns", 0.0)  # the sender's exit precedes the delivery
+        delta -= sum(moved.get(k, 0.0) for k in before)  # moved already, earlier in this interval
         new = round(cur + delta)
         lo, hi = rng.get(key, (None, None))
         if lo is None:

@@ -1,8 +1,10 @@
 #!/bin/sh
 # scripts/trace-costs.py on hand-made trace-compare rows: each cost moves by the real p50
-# less the model's (ipi_deliver_ns also less ipi_send_ns's move), worked out below; a row
-# missing leaves its cost; a value outside the declared range, bad JSON or a missing file
-# exit 2 naming the row, line or file.
+# less the model's (less the moves before it in the same interval), worked out below; with
+# the CAL rows split by the target's state, those three move the kick (or a posted
+# delivery), halt_resume_ns and hlt_exit_ns instead of ipi_deliver_ns; a row missing leaves
+# its cost; a value outside the declared range, bad JSON or a missing file exit 2 naming
+# the row, line or file.
 # usage: trace-costs.sh VTICK SOURCE_DIR
 set -eu
 BIN=$1; SRC=$2
@@ -48,4 +50,29 @@ st=0; $PY --cmp "$T/none.json" --sim "$T/sim.json" > /dev/null 2> "$T/err" || st
 expect2 $st "missing file" "none.json: cannot read"
 st=0; $PY --cmp "$T/cmp.json" --sim "$T/cmp.json" > /dev/null 2> "$T/err" || st=$?
 expect2 $st "not a run" "cmp.json: no config.host.costs"
+# the CAL rows split by the target's state (trace-compare's to_running, to_halted, halt_to_entry)
+split() {  # APICV: the run's host.kvm.apicv; TO_RUNNING_REAL
+  cat > "$T/sim2.json" <<J
+{"config": {"host": {"kvm": {"apicv": $1}, "costs": {"timer_write_ns": 400, "ipi_send_ns": 450, "ipi_deliver_ns": 500,
+                     "kick_ns": 300, "halt_resume_ns": 400, "hlt_exit_ns": 300}},
+            "guest": {"costs": {"switch_idle_ns": 600}}}}
+J
+  cat > "$T/cmp2.json" <<J
+{"rows": [
+ {"row": "wrmsr.icr", "statistic": "p50", "real": 2.5, "sim": 1.0},
+ {"row": "ipi_to_entry.CAL", "statistic": "p50", "real": 6.0, "sim": 2.0},
+ {"row": "ipi_to_entry.CAL.to_running", "statistic": "p50", "real": $2, "sim": 2.3},
+ {"row": "ipi_to_entry.CAL.to_halted", "statistic": "p50", "real": 3.6, "sim": 2.0},
+ {"row": "halt_to_entry.CAL", "statistic": "p50", "real": 4.4, "sim": 0.9}]}
+J
+  $PY --cmp "$T/cmp2.json" --sim "$T/sim2.json" > "$T/out" 2> "$T/err"
+}
+split false 7.3
+# 450 + 1500; kick 300 + 5000 - 1500; halt_resume 400 + 1600 - 1500; hlt_exit 300 + 3500
+printf -- '--set host.costs.ipi_send_ns=1950\n--set host.costs.kick_ns=3800\n--set host.costs.halt_resume_ns=500\n--set host.costs.hlt_exit_ns=3800\n' > "$T/want"
+cmp "$T/out" "$T/want" || { echo "derived costs (split, no APICv) differ:"; diff "$T/want" "$T/out"; exit 1; }
+split true 4.0
+# posted: ipi_deliver 500 + 1700 - 1500; halt_resume 400 + 1600 - 1500 - 200; hlt_exit as above
+printf -- '--set host.costs.ipi_send_ns=1950\n--set host.costs.ipi_deliver_ns=700\n--set host.costs.halt_resume_ns=300\n--set host.costs.hlt_exit_ns=3800\n' > "$T/want"
+cmp "$T/out" "$T/want" || { echo "derived costs (split, APICv) differ:"; diff "$T/want" "$T/out"; exit 1; }
 echo "trace-costs: derived costs and refusals as worked out"
