@@ -47,13 +47,20 @@ void CpuTimeAccount::account_process_tick(sim_ns now, Cputime what, sim_ns tick_
   // New scheme: an idle tick inside a dyntick period is already covered by the delta.
   if (dyntick && (what == Cputime::Idle || what == Cputime::Iowait)) return;
   // The tick restarted on its old period: as merged (cf6444c3e1bb) its first tick accounts
-  // the whole period, the part before kcpustat_dyntick_stop() a second time; the fix takes
-  // that overlap off (the tick's share is only what elapsed since the stop).
+  // the whole period, the idle that kcpustat_dyntick_stop() accounted inside it a second
+  // time; the fix takes that overlap off (every dyntick stretch inside the period: a
+  // ping-pong stops the tick many times a period).
   sim_ns share = tick_nsec;
+  tick_nsec_ = tick_nsec;
   if (dyn_stopped_at_ >= 0) {
-    if (fix_first_tick_) share = std::clamp<sim_ns>(now - dyn_stopped_at_, 0, tick_nsec);
+    if (fix_first_tick_) {
+      sim_ns overlap = 0;
+      for (const auto& [from, to] : dyn_accounted_) overlap += std::max<sim_ns>(0, to - std::max(from, now - tick_nsec));
+      share = std::clamp<sim_ns>(tick_nsec - overlap, 0, tick_nsec);
+    }
     dyn_stopped_at_ = -1;
   }
+  dyn_accounted_.clear();
   sim_ns nother = account_other_time(new_, steal_clock, KTIME_MAX, new_prev_steal_, new_irq_pending_);
   if (nother < share) account(new_, what, share - nother);
 }
@@ -84,6 +91,16 @@ void CpuTimeAccount::stop_idle(sim_ns now) {
   idle_active_ = false;
 }
 
+// A stretch of dyntick idle just accounted; those that ended a tick ago or more cannot
+// overlap the next tick's period.
+void CpuTimeAccount::dyn_accounted(sim_ns from, sim_ns to) {
+  if (tick_nsec_ > 0)
+    dyn_accounted_.erase(std::remove_if(dyn_accounted_.begin(), dyn_accounted_.end(),
+                                        [&](const auto& s) { return s.second <= to - tick_nsec_; }),
+                         dyn_accounted_.end());
+  dyn_accounted_.emplace_back(from, to);
+}
+
 void CpuTimeAccount::dyntick_start(sim_ns now, sim_ns steal_clock) {
   // steal until now belongs to the ticking period before
   account(new_, Cputime::Steal, steal_account_process_time(steal_clock, KTIME_MAX, new_prev_steal_));
@@ -100,6 +117,7 @@ void CpuTimeAccount::dyntick_irq_enter(sim_ns now) {
   if (!irqtime_ || !dyn_active_ || dyn_in_irq_) return;
   ++stats_.new_updates;
   account(new_, idle_or_iowait(), now - dyn_entrytime_);
+  dyn_accounted(dyn_entrytime_, now);
   dyn_in_irq_ = true;
 }
 
@@ -115,7 +133,10 @@ void CpuTimeAccount::dyntick_irq_exit(sim_ns now) {
 void CpuTimeAccount::dyntick_stop(sim_ns now, sim_ns steal_clock) {
   if (!dyn_active_) return;
   ++stats_.new_updates;
-  if (!dyn_in_irq_) account(new_, idle_or_iowait(), now - dyn_entrytime_);
+  if (!dyn_in_irq_) {
+    account(new_, idle_or_iowait(), now - dyn_entrytime_);
+    dyn_accounted(dyn_entrytime_, now);
+  }
   sim_ns steal = steal_account_process_time(steal_clock, KTIME_MAX, new_prev_steal_);
   account(new_, Cputime::Steal, steal);
   idle_stealtime_ += steal;

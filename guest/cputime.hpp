@@ -3,6 +3,8 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "core/stats.hpp"
 #include "core/time.hpp"
@@ -90,6 +92,11 @@ class CpuTimeAccount {
   // new scheme: when the last dyntick period ended (kcpustat_dyntick_stop()), until the
   // first tick after it; -1 once that tick is taken
   sim_ns dyn_stopped_at_ = -1;
+  // new_fixed: the stretches of idle the dyntick periods accounted since the last tick
+  // ([from, to]), whose part inside the first tick's period that tick leaves out
+  std::vector<std::pair<sim_ns, sim_ns>> dyn_accounted_;
+  sim_ns tick_nsec_ = 0;  // the last tick's TICK_NSEC (0: none yet): older stretches are dropped
+  void dyn_accounted(sim_ns from, sim_ns to);
   CputimeStats stats_;
   std::uint64_t charged_ = 0;
   sim_ns old_irq_pending_ = 0, new_irq_pending_ = 0;  // irqtime->tick_delta, one per scheme

@@ -344,3 +344,31 @@ TEST_CASE("cputime new (cf6444c3e1bb as merged) counts the first tick after a re
     CHECK(a.proc_stat_new(12 * ms, 0)[static_cast<size_t>(Cputime::Idle)] == idle + tick);
   }
 }
+
+// The fix with several dyntick periods inside one tick period (a ping-pong stops the tick
+// many times a period), hand-worked at HZ=250: a tick at 4 ms, then idle with the tick
+// stopped over [4.5, 5.5] and [6, 7.5] ms, busy between and after; the restarted tick's
+// first at 8 ms lands in busy time (system). That period's 4 ms hold 2.5 ms of idle already
+// counted: the fix's tick accounts the 1.5 ms left, the merged code the whole 4 ms.
+TEST_CASE("cputime new_fixed: the first tick leaves out every dyntick stretch inside its period") {
+  constexpr sim_ns us = 1000, ms = 1000 * us, tick = 4 * ms;
+  auto sys = [](const Kcpustat& k) { return k[static_cast<size_t>(Cputime::System)]; };
+  auto idle = [](const Kcpustat& k) { return k[static_cast<size_t>(Cputime::Idle)]; };
+  for (bool fixed : {false, true}) {
+    INFO((fixed ? "new_fixed" : "new"));
+    CpuTimeAccount a;
+    a.configure(true, fixed, false);
+    a.account_process_tick(4 * ms, Cputime::System, tick, 0, false);
+    a.dyntick_start(4 * ms + 500 * us, 0);
+    a.dyntick_stop(5 * ms + 500 * us, 0);
+    a.dyntick_start(6 * ms, 0);
+    a.dyntick_stop(7 * ms + 500 * us, 0);
+    a.account_process_tick(8 * ms, Cputime::System, tick, 0, false);
+    Kcpustat k = a.proc_stat_new(8 * ms, 0);
+    CHECK(idle(k) == 2 * ms + 500 * us);
+    CHECK(sys(k) == tick + (fixed ? 1 * ms + 500 * us : tick));
+    // the next period has no dyntick stretch: whole in both
+    a.account_process_tick(12 * ms, Cputime::System, tick, 0, false);
+    CHECK(sys(a.proc_stat_new(12 * ms, 0)) == sys(k) + tick);
+  }
+}
