@@ -39,6 +39,8 @@ struct Pairing {
   };
   std::map<int, Waking> waking;  // pid -> its first sched_waking not yet followed by a switch-in
   std::map<int, int> running_on;  // pid -> CPU while it runs
+  std::map<int, std::uint64_t> woken_running;  // pid -> its sched_waking while it still ran
+  std::map<int, std::uint64_t> switched_out;   // pid -> its last sched_switch out
 
   void sample(const char* name, std::uint64_t from, std::uint64_t to) {
     s.intervals[name].push_back(static_cast<double>(to - from) * 1e-3);
@@ -86,7 +88,16 @@ struct Pairing {
         if (c.curr < 0 && prev == 0) c.idle_since = s.t0;  // idle since the window began
         s.idle_ns.emplace(r.cpu, 0);  // a CPU with a sched_switch has a share, idle or not
         if (prev == 0) s.idle_ns[r.cpu] += r.ts - c.idle_since;
-        if (prev > 0) running_on.erase(prev);
+        if (prev > 0) {
+          running_on.erase(prev);
+          switched_out[prev] = r.ts;
+          // woken while it still ran, now switched out to idle: how early the wake-up came
+          auto w = woken_running.find(prev);
+          if (w != woken_running.end()) {
+            if (next == 0) sample("waking_to_switch_out.on_cpu", w->second, r.ts);
+            woken_running.erase(w);
+          }
+        }
         c.curr = next;
         c.to_idle = 0;
         c.halted = false;
@@ -110,8 +121,14 @@ struct Pairing {
         // the wakee has not switched out yet: it set its sleeping state and is still in the
         // kernel on its CPU (ttwu_runnable(), or the wakelist with WF_ON_CPU and its IPI).
         // It is left out of wake_to_run: schedule() may pick it again without a sched_switch.
-        if (running_on.count(pid)) count("wakeups.on_cpu");
-        else if (!waking.count(pid)) waking[pid] = {r.ts, r.cpu};
+        if (running_on.count(pid)) {
+          count("wakeups.on_cpu");
+          woken_running.emplace(pid, r.ts);
+        } else {
+          auto o = switched_out.find(pid);
+          if (o != switched_out.end() && !waking.count(pid)) sample("switch_out_to_waking", o->second, r.ts);
+          if (!waking.count(pid)) waking[pid] = {r.ts, r.cpu};
+        }
         break;
       }
       case VTK_SCHED_MIGRATE_TASK:
@@ -281,6 +298,7 @@ std::string v6_layout_error(const std::string& path) {
 
 const std::vector<std::string>& trace_interval_names() {
   static const std::vector<std::string> n = {"pre_hlt_window",   "wake_to_run.same_cpu", "wake_to_run.other_cpu",
+                                             "waking_to_switch_out.on_cpu", "switch_out_to_waking",
                                              "ipi_to_entry.CAL", "ipi_to_entry.CAL.to_halted", "halt_to_entry.CAL",
                                              "ipi_to_entry.CAL.to_running", "ipi_to_entry.RES",     "cpu_idle_residency",
                                              "wrmsr.tsc_deadline", "wrmsr.icr"};

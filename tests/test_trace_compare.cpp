@@ -92,6 +92,11 @@ TEST_CASE("trace-compare: the rows of vtick's own trace count what the model cou
   // split by the target's state, each CAL is in exactly one of the three
   CHECK(n("ipi_to_entry.CAL.to_halted") + n("halt_to_entry.CAL") + n("ipi_to_entry.CAL.to_running") == n("ipi.CAL"));
   CHECK(n("ipi_to_entry.CAL.to_halted") > 0);
+  // each wake-up of a running task is timed to its switch out at most once, each other one
+  // from its sleep's start at most once
+  CHECK(n("waking_to_switch_out.on_cpu") <= n("wakeups.on_cpu"));
+  CHECK(n("switch_out_to_waking") + n("wakeups.on_cpu") <= n("wakeups"));
+  CHECK(n("switch_out_to_waking") > 0);
   CHECK(row(j, "wake_to_run.other_cpu", "p50", "sim") > 0);
   double idle0 = row(j, "idle_share.cpu0", "share", "sim");
   CHECK((idle0 > 0 && idle0 < 1));

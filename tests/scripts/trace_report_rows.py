@@ -54,6 +54,7 @@ def main():
     state = {}  # cpu -> the state of its cpu_idle entry not yet exited
     cal_class = {}  # cpu -> its unanswered CAL: 'halted' at the send, a halt's ts after it, or 'running'
     waking, running = {}, {}
+    woken_running, switched_out = {}, {}  # pid -> its waking while it ran; its last switch-out
     for ts, cpu, ev, args in recs:
         f = fields(args)
         if ev == 'sched_switch':
@@ -63,6 +64,12 @@ def main():
                 idle_ns[cpu] = idle_ns.get(cpu, 0) + ts - idle_since.get(cpu, t0)
             idle_ns.setdefault(cpu, 0)
             running.pop(prev, None)
+            if prev > 0:
+                switched_out[prev] = ts
+                if prev in woken_running:
+                    wts = woken_running.pop(prev)
+                    if nxt == 0:
+                        sample('waking_to_switch_out.on_cpu', wts, ts)
             curr[cpu] = nxt
             halted[cpu] = False
             to_idle.pop(cpu, None)
@@ -79,7 +86,10 @@ def main():
             pid = int(f['pid'])
             if pid > 0 and pid in running:
                 count('wakeups.on_cpu')
+                woken_running.setdefault(pid, ts)
             elif pid > 0 and pid not in waking:
+                if pid in switched_out:
+                    sample('switch_out_to_waking', switched_out[pid], ts)
                 waking[pid] = (ts, cpu)
         elif ev == 'sched_migrate_task':
             count('migrations')
