@@ -79,6 +79,8 @@ void GuestCpu::add_timer(sim_ns delay, std::function<void(GuestCpu&, const Wheel
   }
 }
 
+// A cost of 0 (a path a scenario leaves inside another's figure) charges nothing and draws
+// nothing: Rng::spread() returns it as it is.
 void GuestCpu::kernel_work(sim_ns ns) { kernel_spin(kernel_cost(ns)); }
 
 void GuestCpu::kernel_spin(sim_ns ns) {

@@ -101,7 +101,7 @@ void GuestKernel::try_to_wake_up(Task& p, GuestCpu& waker) {
   // once the switch is done, if it has nothing else to run (ttwu_queue_cond()).
   if (p.on_cpu && ttwu_queue_cond(p, cpu(p.cpu), waker)) {
     ++sched_stats.ttwu_on_cpu;
-    if (p_.costs.ttwu_wakelist_ns > 0) waker.kernel_work(p_.costs.ttwu_wakelist_ns);
+    waker.kernel_work(p_.costs.ttwu_wakelist_ns);
     ttwu_woken(p, cpu(p.cpu), waker);
     ttwu_queue_wakelist(p, cpu(p.cpu), waker);
     return;

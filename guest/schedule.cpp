@@ -53,7 +53,7 @@ void GuestCpu::schedule() {
     // finish_task_switch()'s rest after finish_lock_switch() and the return into do_idle():
     // interrupts on, prev off its CPU, the idle task not polling yet
     // (guest.costs.finish_task_switch_ns; 0: inside switch_idle_ns)
-    if (sim_ns c = k_.params().costs.finish_task_switch_ns; prev && c > 0) kernel_work(c);
+    if (prev) kernel_work(k_.params().costs.finish_task_switch_ns);
     return;
   }
   switching_to = next;

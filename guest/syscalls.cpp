@@ -26,7 +26,7 @@ sim_ns GuestCpu::syscall_exit_ns() const {
 // syscall_ns, once the task goes back to user space (after its block or yield, if any).
 void GuestCpu::syscall_exit(Task& t) {
   t.syscall_open = false;
-  if (sim_ns c = syscall_exit_ns(); c > 0) kernel_work(c);
+  kernel_work(syscall_exit_ns());
 }
 
 // exit_to_user_mode(): context tracking tells a nohz_full CPU it is back in user space.
@@ -44,10 +44,8 @@ void GuestCpu::do_nanosleep(Task& t, sim_ns length) {
 }
 
 // futex_wait_setup(): the key, the hash bucket and its lock, up to the read of the word
-// (guest.costs.futex_wait_setup_ns; 0: inside syscall_ns, and no draw).
-void GuestCpu::futex_wait_setup() {
-  if (sim_ns c = k_.params().costs.futex_wait_setup_ns; c > 0) kernel_work(c);
-}
+// (guest.costs.futex_wait_setup_ns; 0: inside syscall_ns).
+void GuestCpu::futex_wait_setup() { kernel_work(k_.params().costs.futex_wait_setup_ns); }
 
 // futex(FUTEX_WAIT) on a counting event: a posted unit is taken, else the task sleeps.
 void GuestCpu::futex_wait(Task& t, WaitEvent& ev) {
@@ -64,7 +62,7 @@ void GuestCpu::futex_wait(Task& t, WaitEvent& ev) {
 // write-space threshold: unix_write_space() / pipe_read() waking the writers) each waiter
 // takes one.
 void GuestCpu::futex_wake(WaitEvent& ev) {
-  if (sim_ns c = k_.params().costs.futex_wake_ns; c > 0) kernel_work(c);  // key, bucket, scan
+  kernel_work(k_.params().costs.futex_wake_ns);  // key, bucket, scan
   if (++ev.count < ev.wake_at) return;
   while (ev.count > 0 && !ev.waiters.empty()) {
     --ev.count;
@@ -92,7 +90,7 @@ bool GuestCpu::futex_wait_lock(Task& t, Mutex& m) {
 // futex(FUTEX_WAKE, 1): whoever is queued once the kernel gets there (it may be nobody:
 // the word stays 2 after a contended acquisition whether or not others still wait).
 void GuestCpu::futex_wake_lock(Mutex& m) {
-  if (sim_ns c = k_.params().costs.futex_wake_ns; c > 0) kernel_work(c);  // key, bucket, scan
+  kernel_work(k_.params().costs.futex_wake_ns);  // key, bucket, scan
   ++k_.sched_stats.futex_wakes;
   if (m.waiters.empty()) return;
   Task* w = m.waiters.front();
