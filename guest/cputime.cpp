@@ -52,13 +52,13 @@ void CpuTimeAccount::account_process_tick(sim_ns now, Cputime what, sim_ns tick_
   // ping-pong stops the tick many times a period).
   sim_ns share = tick_nsec;
   tick_nsec_ = tick_nsec;
-  if (dyn_stopped_at_ >= 0) {
+  if (dyn_first_tick_) {
     if (fix_first_tick_) {
       sim_ns overlap = 0;
       for (const auto& [from, to] : dyn_accounted_) overlap += std::max<sim_ns>(0, to - std::max(from, now - tick_nsec));
       share = std::clamp<sim_ns>(tick_nsec - overlap, 0, tick_nsec);
     }
-    dyn_stopped_at_ = -1;
+    dyn_first_tick_ = false;
   }
   dyn_accounted_.clear();
   sim_ns nother = account_other_time(new_, steal_clock, KTIME_MAX, new_prev_steal_, new_irq_pending_);
@@ -145,7 +145,7 @@ void CpuTimeAccount::dyntick_stop(sim_ns now, sim_ns steal_clock) {
   idle_stealtime_ -= take;
   dyn_active_ = false;
   dyn_in_irq_ = false;
-  dyn_stopped_at_ = now;
+  dyn_first_tick_ = true;
 }
 
 Kcpustat CpuTimeAccount::proc_stat_old(bool online, sim_ns now) const {

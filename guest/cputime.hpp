@@ -89,9 +89,9 @@ class CpuTimeAccount {
   sim_ns account_other_time(Kcpustat& k, sim_ns steal_clock, sim_ns max, sim_ns& prev_steal, sim_ns& irq_pending);
 
   bool irqtime_ = false, new_scheme_ = false, fix_first_tick_ = false;
-  // new scheme: when the last dyntick period ended (kcpustat_dyntick_stop()), until the
-  // first tick after it; -1 once that tick is taken
-  sim_ns dyn_stopped_at_ = -1;
+  // new scheme: a dyntick period ended (kcpustat_dyntick_stop()) and the first tick after
+  // it is still to come
+  bool dyn_first_tick_ = false;
   // new_fixed: the stretches of idle the dyntick periods accounted since the last tick
   // ([from, to]), whose part inside the first tick's period that tick leaves out
   std::vector<std::pair<sim_ns, sim_ns>> dyn_accounted_;
