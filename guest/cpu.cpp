@@ -168,6 +168,12 @@ void GuestCpu::go_offline() {
     curr = nullptr;
   }
   std::vector<Task*> moving = rq;
+  if (k_.sched().fair == FairPolicy::Eevdf) {
+    for (Task* t : moving) {  // migrate_tasks(): dequeued one by one, each with its lag
+      update_entity_lag(*t);
+      rq.erase(std::find(rq.begin(), rq.end(), t));
+    }
+  }
   rq.clear();
   rq_changed();
   for (Task* t : moving) {

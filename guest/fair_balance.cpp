@@ -112,6 +112,10 @@ void GuestKernel::detach_task(GuestCpu& self, Task& p, GuestCpu& src, GuestCpu& 
   if (VTICK_WARN(it == src.rq.end(), "task ", p.pid, " is not queued on CPU ", src.id())) return;
   src.hw().revoke_local();
   dst.hw().revoke_local();
+  if (p_.sched.fair == FairPolicy::Eevdf) {  // dequeue_entity(): the lag it takes along
+    src.update_curr();
+    src.update_entity_lag(p);
+  }
   src.rq.erase(it);
   src.rq_changed();
   if (tracing()) trace::sched_migrate_task(self.now(), self.id(), p.pid, src.id(), dst.id(), lb_cause_name(self.lb_cause));
@@ -121,6 +125,10 @@ void GuestKernel::detach_task(GuestCpu& self, Task& p, GuestCpu& src, GuestCpu& 
 
 // attach_task(): the task joins dst's queue; the destination is told (wakeup_preempt()).
 void GuestKernel::attach_task(GuestCpu& self, Task& p, GuestCpu& dst) {
+  if (p_.sched.fair == FairPolicy::Eevdf) {  // enqueue_entity(): placed by its lag
+    dst.update_curr();
+    dst.place_entity(p, false);
+  }
   dst.rq.push_back(&p);
   dst.rq_changed();
   ++sched_stats.lb_pulled;
@@ -394,10 +402,15 @@ void GuestKernel::sched_balance_trigger(GuestCpu& c) {
 }
 
 // sched_tick(): with other tasks waiting, the running one yields once it has had its
-// slice (EEVDF base slice 0.75 ms scaled by 1 + ilog2(min(nr_cpus, 8))); then balancing.
+// slice (base slice 0.75 ms scaled by 1 + ilog2(min(nr_cpus, 8))): cfs counts the slice
+// from the pick, eevdf reschedules when update_curr() renewed the deadline; then balancing.
 void GuestKernel::sched_tick(GuestCpu& c) {
-  c.update_curr();
-  if (c.curr && !c.rq.empty() && c.now() - c.slice_start >= sched_slice()) c.need_resched = true;
+  const bool renewed = c.update_curr();
+  if (p_.sched.fair == FairPolicy::Eevdf) {
+    if (renewed && !c.rq.empty()) c.need_resched = true;
+  } else if (c.curr && !c.rq.empty() && c.now() - c.slice_start >= sched_slice()) {
+    c.need_resched = true;
+  }
   c.idle_balance = c.idle_cpu();  // rq->idle_balance
   if (p_.sched.load_balance) sched_balance_trigger(c);
 }

@@ -124,7 +124,7 @@ Task& GuestKernel::add_task(std::string comm, std::vector<Phase> program, int cp
     return HrtimerRestart::NoRestart;
   };
   raw->last_cpu = -1;
-  enqueue_task(this->cpu(cpu), *raw, false);
+  enqueue_task(this->cpu(cpu), *raw, false, true);
   tasks_.push_back(std::move(t));
   return *raw;
 }

@@ -75,7 +75,18 @@ class GuestCpu final : public GuestIrqSink {
   void smp_send_reschedule(GuestCpu& target);
   bool send_call_function_single_ipi(GuestCpu& target, const char* callsite);
   void trace_icr_write(const GuestCpu& target, int vector);  // x86: the ICR write's write_msr
-  void update_curr();  // account the running task's time (vruntime, runtime)
+  // account the running task's time (vruntime, runtime); eevdf: true when its deadline
+  // was reached and renewed (update_deadline())
+  bool update_curr();
+  // EEVDF's queue arithmetic (guest/fair_eevdf.cpp)
+  sim_ns avg_vruntime() const;
+  bool entity_eligible(const Task& se) const;
+  void update_entity_lag(Task& se);
+  void place_entity(Task& se, bool initial);
+  bool update_deadline();
+  Task* pick_eevdf(Task* running) const;
+  template <class F>
+  void for_each_entity(F&& f) const;
   void enter_state(GuestCpuState s) {
     sim_ns t = now();
     if (vtime_cpu()) vtime_account_state(state(), t);
@@ -188,7 +199,7 @@ class GuestCpu final : public GuestIrqSink {
   void schedule_block();  // __schedule() of a blocking task before its switch
   void context_switch_to_idle(Task& prev, const char* prev_state);
   void finish_task_switch(Task& prev);
-  Task* pick_next_task();
+  Task* pick_next_task(Task* running);  // running: prev, put back by __schedule()
   void flush_smp_call_function_queue();
 
   GuestKernel& k_;
@@ -273,7 +284,7 @@ class GuestKernel {
   double blocked_load(int cpu, sim_ns now) const;  // the part of sleeping tasks last on it
   bool vcpu_is_preempted(int cpu) const;
   bool cpus_share_cache(int a, int b) const { return a >= 0 && b >= 0; }  // one LLC
-  void enqueue_task(GuestCpu& c, Task& p, bool wakeup);
+  void enqueue_task(GuestCpu& c, Task& p, bool wakeup, bool initial = false);  // initial: a new task (ENQUEUE_INITIAL)
   void wakeup_preempt(GuestCpu& target, Task& p, GuestCpu& self);
   void resched_curr(GuestCpu& target, GuestCpu& self);
   bool available_idle_cpu(int cpu) const;

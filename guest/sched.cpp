@@ -16,11 +16,14 @@ VTICK_PARAM_CTOR(SchedParams)
 // sysctl_sched_wakeup_granularity (1 ms) scaled like the base slice.
 sim_ns GuestKernel::wakeup_granularity() const { return sched_slice() * 4 / 3; }
 
-void GuestKernel::enqueue_task(GuestCpu& c, Task& p, bool wakeup) {
+void GuestKernel::enqueue_task(GuestCpu& c, Task& p, bool wakeup, bool initial) {
   // set_task_cpu()'s WARN_ON_ONCE(!cpu_online(new_cpu)); a task is on one runqueue only
   VTICK_WARN(!c.online(), "task ", p.pid, " (", p.comm, ") queued on offline CPU ", c.id());
   VTICK_WARN(std::find(c.rq.begin(), c.rq.end(), &p) != c.rq.end(), "task ", p.pid, " queued twice on CPU ", c.id());
-  if (wakeup) {
+  if (p_.sched.fair == FairPolicy::Eevdf) {
+    c.update_curr();  // enqueue_entity(): curr's vruntime up to date before placing
+    c.place_entity(p, initial);
+  } else if (wakeup) {
     // place_entity(): a sleeper gets at most half a latency period of credit
     sim_ns floor = c.min_vruntime - 3 * sched_slice();
     p.vruntime = std::max(p.vruntime + c.min_vruntime, floor);
@@ -32,8 +35,8 @@ void GuestKernel::enqueue_task(GuestCpu& c, Task& p, bool wakeup) {
   packing_update(c.now(), wakeup ? LbCause::Wakeup : LbCause::Other);
 }
 
-void GuestCpu::update_curr() {
-  if (!curr) return;
+bool GuestCpu::update_curr() {
+  if (!curr) return false;
   sim_ns t = now();
   curr->vruntime += (t - curr->exec_start) * 1024 / curr->weight;  // calc_delta_fair()
   curr->runtime += t - curr->exec_start;
@@ -41,16 +44,22 @@ void GuestCpu::update_curr() {
   sim_ns m = curr->vruntime;
   for (Task* q : rq) m = std::min(m, q->vruntime);
   min_vruntime = std::max(min_vruntime, m);
+  return k_.sched().fair == FairPolicy::Eevdf && update_deadline();
 }
 
-// pick_next_task_fair(): the smallest vruntime; a task that just yielded goes last.
-Task* GuestCpu::pick_next_task() {
+// pick_next_task_fair(): cfs, the smallest vruntime, a task that just yielded last;
+// eevdf, pick_eevdf() (a yield pushed the task's deadline a slice on).
+Task* GuestCpu::pick_next_task(Task* running) {
   if (rq.empty() && k_.sched().load_balance) k_.sched_balance_newidle(*this);
   if (rq.empty()) return nullptr;
   auto best = rq.end();
-  for (auto it = rq.begin(); it != rq.end(); ++it) {
-    if ((*it)->yield_skip && rq.size() > 1) continue;
-    if (best == rq.end() || (*it)->vruntime < (*best)->vruntime) best = it;
+  if (k_.sched().fair == FairPolicy::Eevdf) {
+    best = std::find(rq.begin(), rq.end(), pick_eevdf(running));
+  } else {
+    for (auto it = rq.begin(); it != rq.end(); ++it) {
+      if ((*it)->yield_skip && rq.size() > 1) continue;
+      if (best == rq.end() || (*it)->vruntime < (*best)->vruntime) best = it;
+    }
   }
   Task* next = *best;
   rq.erase(best);
@@ -61,11 +70,21 @@ Task* GuestCpu::pick_next_task() {
 }
 
 // wakeup_preempt() (check_preempt_curr() before v6.7) -> check_preempt_wakeup_fair(): an
-// idle CPU always reschedules; a busy one when the wakee is behind the running task by
-// more than the wake-up granularity.
+// idle CPU always reschedules; a busy one, under cfs, when the wakee is behind the
+// running task by more than the wake-up granularity; under eevdf when pick_eevdf() picks
+// the wakee (or curr's deadline ran out, update_curr()'s resched).
 void GuestKernel::wakeup_preempt(GuestCpu& target, Task& p, GuestCpu& self) {
   if (!target.curr) {
     resched_curr(target, self);
+    return;
+  }
+  if (p_.sched.fair == FairPolicy::Eevdf) {
+    if (target.update_curr()) {  // curr's slice ran out: rescheduled whoever woke
+      resched_curr(target, self);
+    } else if (target.pick_eevdf(target.curr) == &p) {
+      ++sched_stats.wakeup_preemptions;
+      resched_curr(target, self);
+    }
     return;
   }
   sim_ns curr_vr = target.curr->vruntime + (self.now() - target.curr->exec_start);

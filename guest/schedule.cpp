@@ -26,16 +26,20 @@ void GuestCpu::schedule() {
   // A blocking task's part before its switch runs with interrupts off (rq_lock_irq()) up
   // to finish_lock_switch(): a wakelist IPI meanwhile is taken after the switch.
   bool irqs_were_on = true, irqs_saved = false;
+  Task* running = nullptr;  // prev, still runnable (cfs_rq->curr at the pick)
+  const bool eevdf = k_.sched().fair == FairPolicy::Eevdf;
   if (prev) {
     update_curr();
     prev->last_ran = t;
     if (prev->state == TaskState::Running) {
       prev->state = TaskState::Runnable;
       rq.push_back(prev);
+      running = prev;
       if (!prev->yield_skip) ++k_.sched_stats.preemptions;
     } else {
-      prev->vruntime -= min_vruntime;  // dequeue_task(): keep the lag relative
-      prev->avg.update(t, true);       // it ran until now; from here its load decays
+      if (eevdf) update_entity_lag(*prev);    // dequeue_entity(): its lag kept for its wake-up
+      else prev->vruntime -= min_vruntime;  // dequeue_task(): keep the lag relative
+      prev->avg.update(t, true);             // it ran until now; from here its load decays
     }
     curr = nullptr;
     rq_changed();
@@ -46,7 +50,7 @@ void GuestCpu::schedule() {
     }
     if (active_balance) k_.active_load_balance_cpu_stop(*this);  // the stopper runs first
   }
-  Task* next = pick_next_task();
+  Task* next = pick_next_task(running);
   if (!next) {
     if (prev) context_switch_to_idle(*prev, prev_state);
     if (irqs_saved) hw_->local_irq_restore(irqs_were_on);
@@ -56,6 +60,7 @@ void GuestCpu::schedule() {
     if (prev) kernel_work(k_.params().costs.finish_task_switch_ns);
     return;
   }
+  if (eevdf && next != prev) next->vlag = next->deadline;  // set_next_entity(): RUN_TO_PARITY's stash
   switching_to = next;
   next->on_cpu = true;  // prepare_task()
   rq_changed();

@@ -98,12 +98,16 @@ void GuestCpu::futex_wake_lock(Mutex& m) {
   k_.try_to_wake_up(*w, *this);
 }
 
-// sched_yield() -> do_sched_yield(): yield_task_fair() (EEVDF pushes the deadline one slice
-// on; this picker, by vruntime, passes the task over once: the same order for the tasks
-// it alternates with), then schedule().
+// sched_yield() -> do_sched_yield(): yield_task_fair(), then schedule(). eevdf pushes the
+// task's deadline one slice on when others are queued; cfs's picker, by vruntime, passes
+// the task over once (the same order for the tasks it alternates with).
 void GuestCpu::sched_yield(Task& t) {
   ++k_.sched_stats.yields;
   t.yield_skip = true;
+  if (k_.sched().fair == FairPolicy::Eevdf && !rq.empty()) {
+    update_curr();
+    t.deadline += k_.sched_slice() * 1024 / t.weight;  // calc_delta_fair(se->slice, se)
+  }
   need_resched = true;
 }
 

@@ -64,8 +64,10 @@ struct Task {
   Hrtimer sleep_timer;
   sim_ns woken_at = -1;            // for wake-up latency
 
-  // scheduler state (CFS-style fair class)
+  // scheduler state (the fair class, guest.sched.fair)
   sim_ns vruntime = 0;
+  sim_ns deadline = 0;             // eevdf: se->deadline, virtual
+  sim_ns vlag = 0;                 // eevdf: se->vlag (lag kept while dequeued; the deadline stashed at the pick while running)
   sim_ns exec_start = 0;
   sim_ns last_ran = -1;            // when it last stopped running (cache hotness)
   int last_cpu = -1;               // CPU it last ran on (migration detection)
