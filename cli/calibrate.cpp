@@ -345,6 +345,7 @@ int synthesize(const CalibrateOptions& o) {
   json fig;
   // the guest's own speed as the scenario declares it: a calibration of this profile writes it back
   const auto sys = static_cast<double>(sc.guest.costs.syscall_ns);
+  const double nobody = sys + static_cast<double>(sc.guest.costs.futex_wake_ns);  // a FUTEX_WAKE of nobody
   fig["exit_cost"] = {{"method", "vtick"},
                       {"syscall_ns", stats(sys)},
                       {"sched_yield_ns", stats(sys + static_cast<double>(sc.guest.costs.schedule_noswitch_ns))},
@@ -358,7 +359,9 @@ int synthesize(const CalibrateOptions& o) {
       fig["futex_wake"] = {{"method", "vtick"},
                            {"gap_ns", f.arg},
                            {"remote_ns", stats(v[i])},
-                           {"local_ns", stats(sys + static_cast<double>(sc.guest.costs.ttwu_ns))}};
+                           {"local_ns", stats(sys + static_cast<double>(sc.guest.costs.ttwu_ns))},
+                           {"local_hot_ns", stats(nobody + static_cast<double>(sc.guest.costs.ttwu_ns))},
+                           {"local_nobody_ns", stats(nobody)}};
     else if (f.exp == ProbeExperiment::IrqRate)
       continue;
     else if (f.exp == ProbeExperiment::WakeSpin || f.exp == ProbeExperiment::WakeSleep)

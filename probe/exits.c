@@ -161,6 +161,59 @@ static void wakes(const struct probe_opts* o, int cpu, int local, int n, int64_t
   pthread_join(t, NULL);
 }
 
+/* A same-CPU futex ping-pong (two threads on o->cpu_a handing a token): FUTEX_WAKE's time
+ * on side 0 when it woke side 1 and side 1 did not run inside the timed span (not
+ * preempted at the syscall's return), and when it woke nobody (side 1 already had the
+ * token, preempted before its FUTEX_WAIT). The difference is try_to_wake_up() of a task
+ * that slept microseconds, caches warm: the wake-ups of a pinned pipe or futex chain. */
+struct hot_pair {
+  atomic_int word[2];
+  atomic_long done[2];
+  int n, cpu;
+  struct samples *woke, *nobody;
+};
+
+static void hot_wake(struct hot_pair* h, int me) {
+  int other = 1 - me;
+  atomic_store(&h->word[other], 1);
+  long before = atomic_load(&h->done[other]);
+  int64_t t0 = now_ns();
+  long r = futex(&h->word[other], FUTEX_WAKE_PRIVATE, 1);
+  int64_t t1 = now_ns();
+  if (me != 0) return;
+  if (r == 1 && atomic_load(&h->done[other]) == before) samples_add(h->woke, (double)(t1 - t0));
+  if (r == 0) samples_add(h->nobody, (double)(t1 - t0));
+}
+
+static void hot_wait(struct hot_pair* h, int me) {
+  while (atomic_load(&h->word[me]) == 0) futex(&h->word[me], FUTEX_WAIT_PRIVATE, 0);
+  atomic_store(&h->word[me], 0);
+}
+
+static void* hot_side1(void* arg) {
+  struct hot_pair* h = arg;
+  pin_self(h->cpu);
+  for (int i = 0; i < h->n; ++i) {
+    hot_wait(h, 1);
+    hot_wake(h, 1);
+    atomic_fetch_add(&h->done[1], 1);
+  }
+  return NULL;
+}
+
+static void hot_wakes(const struct probe_opts* o, int n, struct samples* woke, struct samples* nobody) {
+  struct hot_pair h = {.n = n, .cpu = o->cpu_a, .woke = woke, .nobody = nobody};
+  pthread_t t;
+  pin_self(o->cpu_a);
+  if (pthread_create(&t, NULL, hot_side1, &h) != 0) return;
+  for (int i = 0; i < n; ++i) {
+    hot_wake(&h, 0);
+    hot_wait(&h, 0);
+    atomic_fetch_add(&h.done[0], 1);
+  }
+  pthread_join(t, NULL);
+}
+
 void probe_futex_wake(struct jw* w, const struct probe_opts* o) {
   if (!open_two_cpu_section(w, o, "futex_wake")) return;
   int n = o->quick ? 300 : 3000;
@@ -169,12 +222,19 @@ void probe_futex_wake(struct jw* w, const struct probe_opts* o) {
   struct samples remote = {0}, local = {0}, lat = {0};
   wakes(o, o->cpu_b, 0, n, gap, &remote, &lat);
   wakes(o, o->cpu_a, 1, n, gap, &local, NULL);
+  struct samples hot = {0}, nobody = {0};
+  hot_wakes(o, 10 * n, &hot, &nobody);
   jw_str(w, "method", "FUTEX_WAKE syscall time on the waker; the waiter blocked in FUTEX_WAIT 250 us before, on an idle CPU (remote) or on the waker's CPU at SCHED_IDLE (local)");
   jw_int(w, "gap_ns", gap);
   jw_stats(w, "remote_ns", &remote, "ns");
   jw_stats(w, "local_ns", &local, "ns");
   jw_stats(w, "remote_wake_latency_ns", &lat, "ns");
+  jw_str(w, "hot_method", "a same-CPU futex ping-pong on cpu_a: FUTEX_WAKE's time when it woke the other thread and that thread did not run inside it (local_hot_ns), and when it woke nobody (local_nobody_ns)");
+  if (hot.n > 0) jw_stats(w, "local_hot_ns", &hot, "ns");
+  if (nobody.n > 0) jw_stats(w, "local_nobody_ns", &nobody, "ns");
   jw_end_obj(w);
+  samples_free(&hot);
+  samples_free(&nobody);
   samples_free(&remote);
   samples_free(&local);
   samples_free(&lat);

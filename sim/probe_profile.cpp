@@ -324,6 +324,18 @@ Profile load_profile_checked(const std::string& path) {
       bad(p, "figures.futex_wake.gap_ns", "must be an integer of 1000 .. 100000000 (ns)");
     take("futex_wake.remote", fig["futex_wake"]["remote_ns"], "figures.futex_wake.remote_ns", 0, gap.get<sim_ns>());
     guest_speed(fig["futex_wake"], "futex_wake", "local_ns", p.futex_wake_local_ns, "FUTEX_WAKE is a syscall and a wake-up");
+    guest_speed(fig["futex_wake"], "futex_wake", "local_hot_ns", p.futex_wake_hot_ns, "FUTEX_WAKE is a syscall and a wake-up");
+    if (fig["futex_wake"].contains("local_nobody_ns")) {  // FUTEX_WAKE's own work may be below the clock's resolution
+      double rel = 0;
+      int n = 0;
+      read_stats(p, fig["futex_wake"]["local_nobody_ns"], "figures.futex_wake.local_nobody_ns", p.futex_wake_nobody_ns, rel, n);
+      if (p.futex_wake_nobody_ns < p.syscall_ns)
+        bad(p, "figures.futex_wake.local_nobody_ns", "p50 " + ns_text(p.futex_wake_nobody_ns) + " is below getppid()'s (figures.exit_cost.syscall_ns p50 " +
+                                                         ns_text(p.syscall_ns) + "): FUTEX_WAKE is a syscall");
+    }
+    if (p.futex_wake_hot_ns > 0 && p.futex_wake_nobody_ns > 0 && p.futex_wake_hot_ns <= p.futex_wake_nobody_ns)
+      bad(p, "figures.futex_wake.local_hot_ns", "p50 " + ns_text(p.futex_wake_hot_ns) + " is not above local_nobody_ns's p50 " +
+                                                    ns_text(p.futex_wake_nobody_ns) + ": a wake-up is a FUTEX_WAKE that wakes one");
   }
   if (fig.contains("wake_after_idle") && fig["wake_after_idle"].contains("points")) {
     int i = 0;
@@ -413,7 +425,14 @@ std::string profile_base_toml(const Profile& p) {
     if (p.sched_yield_ns > 0)
       o << guest_cost_line(p, "schedule_noswitch_ns", p.sched_yield_ns - p.syscall_ns,
                            "sched_yield() " + ns_text(p.sched_yield_ns) + " less getppid()");
-    if (p.futex_wake_local_ns > 0)
+    // try_to_wake_up() in place: the ping-pong's FUTEX_WAKE that woke less one that woke
+    // nobody; profiles without them: the long sleeper's (local_ns) less getppid(), which
+    // also holds its cold caches (docs/real-guest/trace-2026-12-06c/futex-pingpong.txt)
+    if (p.futex_wake_hot_ns > 0 && p.futex_wake_nobody_ns > 0)
+      o << guest_cost_line(p, "ttwu_ns", p.futex_wake_hot_ns - p.futex_wake_nobody_ns,
+                           "FUTEX_WAKE that woke a task on the waker's CPU in a ping-pong " + ns_text(p.futex_wake_hot_ns) +
+                               " less one that woke nobody " + ns_text(p.futex_wake_nobody_ns));
+    else if (p.futex_wake_local_ns > 0)
       o << guest_cost_line(p, "ttwu_ns", p.futex_wake_local_ns - p.syscall_ns,
                            "FUTEX_WAKE of a task on the waker's CPU " + ns_text(p.futex_wake_local_ns) + " less getppid()");
     if (p.sched_yield_switch_ns > 0)

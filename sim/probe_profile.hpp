@@ -57,6 +57,9 @@ struct Profile {
   // the scenario's [guest.costs] as measured, never fitted.
   double syscall_ns = 0, sched_yield_ns = 0, sched_yield_switch_ns = 0;
   double futex_wake_local_ns = 0;  // figures.futex_wake.local_ns: a wake-up on the waker's CPU
+  // figures.futex_wake.local_hot_ns / local_nobody_ns: FUTEX_WAKE in a same-CPU ping-pong,
+  // waking the other thread / nobody (0: not in the profile)
+  double futex_wake_hot_ns = 0, futex_wake_nobody_ns = 0;
   std::vector<std::string> notes;  // assumptions, printed and written into the scenario
   std::vector<ProbeFigure> figures;
 };

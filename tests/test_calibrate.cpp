@@ -150,7 +150,12 @@ TEST_CASE("calibrate refuses bad profiles with exit 2, naming the file and key")
                                        {"p['figures']['exit_cost']['sched_yield_switch_ns'] = p['figures']['exit_cost']['syscall_ns']",
                                         "figures.exit_cost.sched_yield_switch_ns"},
                                        {"p['figures']['futex_wake']['local_ns'] = p['figures']['exit_cost']['syscall_ns']",
-                                        "figures.futex_wake.local_ns"}}) {
+                                        "figures.futex_wake.local_ns"},
+                                       {"p['figures']['futex_wake']['local_nobody_ns'] = p['figures']['futex_wake']['local_ns']; "
+                                        "p['figures']['futex_wake']['local_hot_ns'] = p['figures']['futex_wake']['local_ns']",
+                                        "figures.futex_wake.local_hot_ns"},
+                                       {"p['figures']['futex_wake']['local_nobody_ns'] = {'p50': 1.0}",
+                                        "figures.futex_wake.local_nobody_ns"}}) {
     std::string src = std::string(VTICK_SOURCE_DIR) + "/docs/probe/this-guest-profile.json";
     std::system(("python3 -c \"import json; p = json.load(open('" + src + "')); " + b.text + "; json.dump(p, open('" + path +
                  "', 'w'))\"").c_str());
@@ -169,12 +174,15 @@ TEST_CASE("calibrate writes the guest's own speed from the probe into [guest.cos
   // the probe's getppid() and sched_yield() (alone on a CPU, no exit): a syscall's entry and
   // exit, and a __schedule() that keeps its task on top of one
   std::string prof = synthesize("synth-speed.json", "--set guest.costs.syscall_ns=70 --set guest.costs.schedule_noswitch_ns=110 "
-                                                     "--set guest.costs.schedule_ns=640 --set guest.costs.ttwu_ns=420");
+                                                     "--set guest.costs.schedule_ns=640 --set guest.costs.ttwu_ns=420 "
+                                                     "--set guest.costs.futex_wake_ns=30");
   std::string vm = test::temp_path("vm-speed.toml");
   auto p = nlohmann::json::parse(test::read_file(prof));
   CHECK(p["figures"]["exit_cost"]["syscall_ns"]["p50"].get<double>() == 70);
   CHECK(p["figures"]["exit_cost"]["sched_yield_ns"]["p50"].get<double>() == 180);
   CHECK(p["figures"]["exit_cost"]["sched_yield_switch_ns"]["p50"].get<double>() == 710);
+  CHECK(p["figures"]["futex_wake"]["local_nobody_ns"]["p50"].get<double>() == 100);  // a syscall and futex_wake()'s own
+  CHECK(p["figures"]["futex_wake"]["local_hot_ns"]["p50"].get<double>() == 520);     // and try_to_wake_up()
   auto r = test::run_cli("calibrate " + prof + " --quiet --max-evals 10 --fit host.costs.c6_exit_ns -o " + vm);
   INFO(r.output);
   REQUIRE(r.status == 0);
@@ -184,10 +192,19 @@ TEST_CASE("calibrate writes the guest's own speed from the probe into [guest.cos
   CHECK(text.find("\nsyscall_ns = 70  # getppid()\n") != std::string::npos);
   CHECK(text.find("\nschedule_noswitch_ns = 110  # sched_yield() 180 ns less getppid()\n") != std::string::npos);
   CHECK(text.find("\nschedule_ns = 640  # sched_yield() to another task 710 ns less getppid()\n") != std::string::npos);
-  CHECK(text.find("\nttwu_ns = 420  # FUTEX_WAKE of a task on the waker's CPU 490 ns less getppid()\n") != std::string::npos);
+  CHECK(text.find("\nttwu_ns = 420  # FUTEX_WAKE that woke a task on the waker's CPU in a ping-pong 520 ns less one that woke nobody 100 ns\n") !=
+        std::string::npos);
   auto run = test::run_cli("run " + vm + " --duration 50ms --quiet --json -");
   INFO(run.output);
   CHECK(run.status == 0);
+  // a profile of a probe without the ping-pong: the long sleeper's wake-up less getppid()
+  p["figures"]["futex_wake"].erase("local_hot_ns");
+  p["figures"]["futex_wake"].erase("local_nobody_ns");
+  std::system(("echo '" + p.dump() + "' > " + prof).c_str());
+  auto cold = test::run_cli("calibrate " + prof + " --quiet --max-evals 10 --fit host.costs.c6_exit_ns -o " + vm);
+  INFO(cold.output);
+  REQUIRE(cold.status == 0);
+  CHECK(test::read_file(vm).find("\nttwu_ns = 420  # FUTEX_WAKE of a task on the waker's CPU 490 ns less getppid()\n") != std::string::npos);
   // a profile of an older probe (no sched_yield_ns): the syscall alone; a value outside the
   // declared range is held to it and says so
   p["figures"]["exit_cost"].erase("sched_yield_ns");
