@@ -329,7 +329,7 @@ TraceSummary summarize_trace(const std::string& path) {
   if (!bad.empty()) throw InputError(path + ": " + bad);
   TraceSummary s;
   s.path = path;
-  Pairing p{s, {}, {}, {}};
+  Pairing p{s, {}, {}, {}, {}, {}};
   char buffer[256];
   unsigned long long start = 0;
   int rc = vtick_trace_read(path.c_str(), on_record, &p, buffer, sizeof buffer, &s.cpus, &start);
