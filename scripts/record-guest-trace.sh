@@ -152,6 +152,7 @@ for n in "${NAMES[@]}"; do
     echo "[$n r$r] traced: $tcmd" >&2
     [ -d "$INST" ] && rmdir "$INST"
     mkdir "$INST"
+    echo 0 > "$INST/tracing_on"  # a new instance traces at once: not the events' enabling (its IPIs)
     echo mono > "$INST/trace_clock"  # one clock for every CPU: IPI send -> entry crosses CPUs
     echo "$BUF_KB" > "$INST/buffer_size_kb"
     for e in "${EVENTS[@]}"; do
