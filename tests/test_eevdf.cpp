@@ -23,6 +23,15 @@ Task& task(std::vector<std::unique_ptr<Task>>& keep, sim_ns vruntime, int weight
   return t;
 }
 
+// The queue {a, b} of the hand-worked cases: a at v 1.0 ms, weight 1024, deadline 2.5 ms;
+// b at v 1.3 ms, weight 2048, deadline 1.4 ms.
+struct QueueAB {
+  std::vector<std::unique_ptr<Task>> keep;
+  Task& a;
+  Task& b;
+  explicit QueueAB(GuestCpu& c) : a(task(keep, 1000000, 1024, 2500000)), b(task(keep, 1300000, 2048, 1400000)) { c.rq = {&a, &b}; }
+};
+
 // The smt-less 2-vCPU queue of kQuiet at set-up, with `body` run on vCPU 1's empty queue.
 void on_empty_queue(const std::function<void(GuestCpu&)>& body) {
   Scenario sc = test::scenario(kQuiet, {"guest.sched.fair=eevdf"});
@@ -52,10 +61,8 @@ TEST_CASE("eevdf: avg_vruntime is load-weighted, only entities at or below it ar
   // V = 1.0 + (0 x 1024 + 0.3 x 2048) / 3072 = 1.2 ms: a is eligible, b (above V) is not,
   // so a runs although b's deadline is earlier.
   on_empty_queue([](GuestCpu& c) {
-    std::vector<std::unique_ptr<Task>> keep;
-    Task& a = task(keep, 1000000, 1024, 2500000);
-    Task& b = task(keep, 1300000, 2048, 1400000);
-    c.rq = {&a, &b};
+    QueueAB q(c);
+    Task &a = q.a, &b = q.b;
     CHECK(c.avg_vruntime() == 1200000);
     CHECK(c.entity_eligible(a));
     CHECK_FALSE(c.entity_eligible(b));
@@ -64,7 +71,7 @@ TEST_CASE("eevdf: avg_vruntime is load-weighted, only entities at or below it ar
     // 4 ms tick) as b's virtual time: 2 ms); a task 10 ms ahead of V is clamped to -4 ms.
     c.update_entity_lag(b);
     CHECK(b.vlag == -100000);
-    Task& far = task(keep, 11200000, 1024, 0);
+    Task& far = task(q.keep, 11200000, 1024, 0);
     c.update_entity_lag(far);
     CHECK(far.vlag == -4000000);
   });
@@ -76,11 +83,8 @@ TEST_CASE("eevdf: place_entity keeps a waking task's lag, so that queued it has 
   // x (1 + ilog2(2))). Queued: V = 1.0 + (-0.2 x 1024 + 0 + 0.3 x 2048) / 4096 = 1.1 ms,
   // d's lag V - v = 0.3 ms. A new task (ENQUEUE_INITIAL) gets half a slice to its deadline.
   on_empty_queue([](GuestCpu& c) {
-    std::vector<std::unique_ptr<Task>> keep;
-    Task& a = task(keep, 1000000, 1024, 2500000);
-    Task& b = task(keep, 1300000, 2048, 1400000);
-    c.rq = {&a, &b};
-    Task& d = task(keep, 0, 1024, 0);
+    QueueAB q(c);
+    Task& d = task(q.keep, 0, 1024, 0);
     d.vlag = 300000;
     c.place_entity(d, false);
     CHECK(d.vruntime == 800000);
@@ -88,7 +92,7 @@ TEST_CASE("eevdf: place_entity keeps a waking task's lag, so that queued it has 
     c.rq.push_back(&d);
     CHECK(c.avg_vruntime() == 1100000);
     CHECK(c.avg_vruntime() - d.vruntime == 300000);
-    Task& e = task(keep, 0, 1024, 0);
+    Task& e = task(q.keep, 0, 1024, 0);
     c.place_entity(e, true);
     CHECK(e.vruntime == 1100000);
     CHECK(e.deadline == 1100000 + 750000);
@@ -100,11 +104,9 @@ TEST_CASE("eevdf: RUN_TO_PARITY keeps the running task while its pick-time deadl
   // and its deadline stashed in vlag at its pick, a stays; once its deadline moved (a new
   // slice, a yield) d is picked; an ineligible running task has no protection.
   on_empty_queue([](GuestCpu& c) {
-    std::vector<std::unique_ptr<Task>> keep;
-    Task& a = task(keep, 1000000, 1024, 2500000);
-    Task& b = task(keep, 1300000, 2048, 1400000);
-    Task& d = task(keep, 800000, 1024, 2300000);
-    c.rq = {&a, &b, &d};
+    QueueAB q(c);
+    Task &a = q.a, &b = q.b, &d = task(q.keep, 800000, 1024, 2300000);
+    c.rq.push_back(&d);
     CHECK(c.pick_eevdf(nullptr) == &d);
     a.vlag = a.deadline;
     CHECK(c.pick_eevdf(&a) == &a);
