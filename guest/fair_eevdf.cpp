@@ -8,11 +8,6 @@
 
 namespace vtick {
 
-namespace {
-// calc_delta_fair(): real time as the entity's virtual time
-sim_ns calc_delta_fair(sim_ns delta, const Task& se) { return delta * 1024 / se.weight; }
-}  // namespace
-
 // The queued entities and curr: the kernel's cfs_rq->avg_vruntime sums over the tree and
 // adds curr apart while it is on the queue, which a blocking task still is when its lag
 // is taken (dequeue_entity()); a task __schedule() put back is in rq, curr then null.
@@ -22,15 +17,22 @@ void GuestCpu::for_each_entity(F&& f) const {
   if (curr) f(*curr);
 }
 
-// avg_vruntime(): the load-weighted mean vruntime of the queue, floored as div_s64 of a
-// negative sum is in the kernel (`avg -= load - 1`); an empty queue gives min_vruntime.
-sim_ns GuestCpu::avg_vruntime() const {
+// cfs_rq->avg_vruntime and avg_load with curr added: the sum of weight x (v - v0), v0 =
+// min_vruntime, and the sum of weights.
+std::pair<__int128, long long> GuestCpu::weighted_keys() const {
   __int128 sum = 0;
   long long load = 0;
   for_each_entity([&](const Task& t) {
     sum += static_cast<__int128>(t.vruntime - min_vruntime) * t.weight;
     load += t.weight;
   });
+  return {sum, load};
+}
+
+// avg_vruntime(): the load-weighted mean vruntime of the queue, floored as div_s64 of a
+// negative sum is in the kernel (`avg -= load - 1`); an empty queue gives min_vruntime.
+sim_ns GuestCpu::avg_vruntime() const {
+  auto [sum, load] = weighted_keys();
   if (load == 0) return min_vruntime;
   if (sum < 0) sum -= load - 1;
   return min_vruntime + static_cast<sim_ns>(sum / load);
@@ -39,12 +41,7 @@ sim_ns GuestCpu::avg_vruntime() const {
 // entity_eligible(): lag >= 0, i.e. V >= v_i, compared as the kernel does without the
 // division (sum >= (v_i - v0) * load).
 bool GuestCpu::entity_eligible(const Task& se) const {
-  __int128 sum = 0;
-  long long load = 0;
-  for_each_entity([&](const Task& t) {
-    sum += static_cast<__int128>(t.vruntime - min_vruntime) * t.weight;
-    load += t.weight;
-  });
+  const auto [sum, load] = weighted_keys();
   return sum >= static_cast<__int128>(se.vruntime - min_vruntime) * load;
 }
 
@@ -62,8 +59,7 @@ void GuestCpu::update_entity_lag(Task& se) {
 void GuestCpu::place_entity(Task& se, bool initial) {
   const sim_ns vslice = calc_delta_fair(k_.sched_slice(), se);
   sim_ns lag = 0;
-  long long load = 0;
-  for_each_entity([&](const Task& t) { load += t.weight; });
+  const long long load = weighted_keys().second;
   if (load > 0) lag = static_cast<sim_ns>(static_cast<__int128>(se.vlag) * (load + se.weight) / load);
   se.vruntime = avg_vruntime() - lag;
   se.deadline = se.vruntime + (initial ? vslice / 2 : vslice);

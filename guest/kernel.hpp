@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/state_clock.hpp"
@@ -87,6 +88,7 @@ class GuestCpu final : public GuestIrqSink {
   Task* pick_eevdf(Task* running) const;
   template <class F>
   void for_each_entity(F&& f) const;
+  std::pair<__int128, long long> weighted_keys() const;
   void enter_state(GuestCpuState s) {
     sim_ns t = now();
     if (vtime_cpu()) vtime_account_state(state(), t);

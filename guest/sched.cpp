@@ -38,7 +38,7 @@ void GuestKernel::enqueue_task(GuestCpu& c, Task& p, bool wakeup, bool initial) 
 bool GuestCpu::update_curr() {
   if (!curr) return false;
   sim_ns t = now();
-  curr->vruntime += (t - curr->exec_start) * 1024 / curr->weight;  // calc_delta_fair()
+  curr->vruntime += calc_delta_fair(t - curr->exec_start, *curr);
   curr->runtime += t - curr->exec_start;
   curr->exec_start = t;
   sim_ns m = curr->vruntime;

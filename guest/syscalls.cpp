@@ -106,7 +106,7 @@ void GuestCpu::sched_yield(Task& t) {
   t.yield_skip = true;
   if (k_.sched().fair == FairPolicy::Eevdf && !rq.empty()) {
     update_curr();
-    t.deadline += k_.sched_slice() * 1024 / t.weight;  // calc_delta_fair(se->slice, se)
+    t.deadline += calc_delta_fair(k_.sched_slice(), t);
   }
   need_resched = true;
 }

@@ -98,6 +98,9 @@ struct Task {
   sim_ns runtime = 0;
 };
 
+// calc_delta_fair(): real time as the task's virtual time (nice 0: weight 1024, as is)
+inline sim_ns calc_delta_fair(sim_ns delta, const Task& se) { return delta * 1024 / se.weight; }
+
 inline bool allowed_on(const Task& t, int cpu) { return (t.allowed >> cpu) & 1ULL; }
 
 // A phase's length, with its jitter drawn from the task's stream.
