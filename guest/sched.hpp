@@ -30,8 +30,8 @@ VTICK_ENUM_NAMES(FairPolicy, "cfs", "eevdf");
   P(GuestTopology, topology, ".topology", Enum, Def("smt").on("arm64", "mc"), kNoMin, kNoMax, "",                   \
     "[VERIFY] OCI x86 shapes give the guest vCPU pairs as the two threads of a core (1 OCPU = 2 vCPUs); Ampere Altra has no SMT; this machine's Firecracker guest shows mc", \
     "the CPU topology the guest sees: smt (vCPU pairs are core siblings: SMT + MC domains) or mc (one MC domain)")   \
-  P(FairPolicy, fair, ".fair", Enum, "cfs", kNoMin, kNoMax, "",                                                   \
-    "kernel/sched/fair.c: cfs as before v6.6 (pick the least vruntime, a wakee preempts when behind by the wake-up granularity, a slice per tick); eevdf as v6.6 (147f3efaa241, 5e963f2bd465; RUN_TO_PARITY 63304558ba5d) without v6.12's DELAY_DEQUEUE. docs/real-guest/trace-2026-12-06c/futex-pingpong.txt: a 6.18 guest's woken task preempts its waker on the same CPU 0.76 times a round trip, the cfs rule never", \
+  P(FairPolicy, fair, ".fair", Enum, "eevdf", kNoMin, kNoMax, "",                                                   \
+    "kernel/sched/fair.c: eevdf by default, as every kernel the stories name is v6.6 or later; cfs as before v6.6 (pick the least vruntime, a wakee preempts when behind by the wake-up granularity, a slice per tick); eevdf as v6.6 (147f3efaa241, 5e963f2bd465; RUN_TO_PARITY 63304558ba5d) without v6.12's DELAY_DEQUEUE. docs/real-guest/trace-2026-12-06c/futex-pingpong.txt: a 6.18 guest's woken task preempts its waker on the same CPU 0.76 times a round trip, the cfs rule never", \
     "the fair class: cfs (vruntime order, wake-up granularity) or eevdf (lag kept across sleeps, the eligible task with the earliest virtual deadline runs, a wakee preempts when pick_eevdf() picks it)") \
   P(bool, ttwu_queue, ".ttwu_queue", Bool, true, kNoMin, kNoMax, "", "kernel/sched/features.h TTWU_QUEUE",          \
     "wake-ups of an idle remote CPU go through its wakelist (a CALL_FUNCTION_SINGLE IPI)")                         \
