@@ -167,6 +167,7 @@ void GuestCpu::go_offline() {
     rq.push_back(curr);
     curr = nullptr;
   }
+  while (!delayed.empty()) finish_delayed_dequeue_entity(*delayed.front());  // sleepers: off the queue
   std::vector<Task*> moving = rq;
   if (k_.sched().fair == FairPolicy::Eevdf) {
     for (Task* t : moving) {  // migrate_tasks(): dequeued one by one, each with its lag

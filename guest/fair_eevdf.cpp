@@ -1,6 +1,6 @@
 // kernel/sched/fair.c as of v6.6 (EEVDF, 147f3efaa241 and 5e963f2bd465; RUN_TO_PARITY 63304558ba5d):
 // avg_vruntime(), entity_eligible(), update_entity_lag(), place_entity(), update_deadline(),
-// pick_eevdf(). guest.sched.fair = "eevdf" selects it; DELAY_DEQUEUE (v6.12) is not modelled.
+// pick_eevdf(). guest.sched.fair = "eevdf" selects it; v6.12's DELAY_DEQUEUE is guest/fair_delay_dequeue.cpp.
 #include <algorithm>
 
 #include "core/warn.hpp"
@@ -14,6 +14,7 @@ namespace vtick {
 template <class F>
 void GuestCpu::for_each_entity(F&& f) const {
   for (Task* t : rq) f(*t);
+  for (Task* t : delayed) f(*t);
   if (curr) f(*curr);
 }
 
@@ -82,16 +83,19 @@ Task* GuestCpu::pick_eevdf(Task* running) const {
   if (running && running->vlag == running->deadline) return running;
   // the queue in deadline order, the first queued first on a tie; curr only if strictly
   // earlier (entity_before())
+  // (delayed sleepers, DELAY_DEQUEUE, compete as queued entities)
   Task* best = nullptr;
-  for (Task* t : rq) {
-    if (t == running || !entity_eligible(*t)) continue;
-    if (!best || t->deadline < best->deadline) best = t;
-  }
+  Task* least = nullptr;
+  for (const auto* q : {&rq, &delayed})
+    for (Task* t : *q) {
+      if (!least || t->vruntime < least->vruntime) least = t;
+      if (t == running || !entity_eligible(*t)) continue;
+      if (!best || t->deadline < best->deadline) best = t;
+    }
   if (running && (!best || running->deadline < best->deadline)) best = running;
   // the entity with the least vruntime is always eligible
-  VTICK_WARN(!best && !rq.empty(), "pick_eevdf: no eligible entity on CPU ", id_);
-  if (!best && !rq.empty()) best = *std::min_element(rq.begin(), rq.end(), [](Task* a, Task* b) { return a->vruntime < b->vruntime; });
-  return best;
+  VTICK_WARN(!best && least, "pick_eevdf: no eligible entity on CPU ", id_);
+  return best ? best : least;
 }
 
 }  // namespace vtick

@@ -86,6 +86,10 @@ class GuestCpu final : public GuestIrqSink {
   void place_entity(Task& se, bool initial);
   bool update_deadline();
   Task* pick_eevdf(Task* running) const;
+  // DELAY_DEQUEUE (guest/fair_delay_dequeue.cpp)
+  bool dequeue_delayed(const Task& se) const;
+  void finish_delayed_dequeue_entity(Task& se);
+  void requeue_delayed_entity(Task& se);
   template <class F>
   void for_each_entity(F&& f) const;
   std::pair<__int128, long long> weighted_keys() const;
@@ -146,13 +150,14 @@ class GuestCpu final : public GuestIrqSink {
 
   // struct rq (fair class only)
   std::vector<Task*> rq;             // runnable tasks not running
+  std::vector<Task*> delayed;        // sleepers still on the queue (eevdf DELAY_DEQUEUE): in its sums and picks only
   Task* curr = nullptr;              // nullptr: the idle task
   sim_ns min_vruntime = 0;
   sim_ns slice_start = 0;            // when curr was picked (sched slice)
   Task* switching_to = nullptr;      // picked, being switched to: still on the run queue
   int nr_running() const { return static_cast<int>(rq.size()) + (curr || switching_to ? 1 : 0); }
   // idle_cpu(): nothing running, queued or on its way (rq->ttwu_pending)
-  bool idle_cpu() const { return !curr && !switching_to && rq.empty() && wake_list.empty(); }
+  bool idle_cpu() const { return !curr && !switching_to && rq.empty() && delayed.empty() && wake_list.empty(); }
   std::vector<Task*> wake_list;      // rq->wake_list: remote wake-ups its IPI activates here
   std::vector<std::pair<Task*, sim_ns>> boot_sleepers;  // tasks that start after a delay
   // load balancing (struct rq's fields of the same names)
@@ -267,6 +272,8 @@ class GuestKernel {
   int first_online_cpu() const;
 
   void try_to_wake_up(Task& p, GuestCpu& waker);
+  bool ttwu_runnable(Task& p, GuestCpu& waker);  // p still on its queue (DELAY_DEQUEUE)
+  void wait_task_off_cpu(Task& p, GuestCpu& waker);
   bool ttwu_queue_cond(const Task& p, const GuestCpu& target, const GuestCpu& waker) const;
   bool ttwu_queue_wakelist(Task& p, GuestCpu& target, GuestCpu& waker);
   void ttwu_woken(Task& p, GuestCpu& target, GuestCpu& waker);

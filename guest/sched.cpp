@@ -50,6 +50,8 @@ bool GuestCpu::update_curr() {
 // pick_next_task_fair(): cfs, the smallest vruntime, a task that just yielded last;
 // eevdf, pick_eevdf() (a yield pushed the task's deadline a slice on).
 Task* GuestCpu::pick_next_task(Task* running) {
+  // pick_next_entity(): a delayed entity picked leaves the queue, and the pick goes again
+  for (Task* se; !delayed.empty() && (se = pick_eevdf(running)) && se->sched_delayed;) finish_delayed_dequeue_entity(*se);
   if (rq.empty() && k_.sched().load_balance) k_.sched_balance_newidle(*this);
   if (rq.empty()) return nullptr;
   auto best = rq.end();
@@ -116,6 +118,7 @@ void GuestKernel::try_to_wake_up(Task& p, GuestCpu& waker) {
     p.in_iowait = false;
   }
   p.avg.update(waker.now(), false);  // the sleep decayed its load
+  if (p.sched_delayed && ttwu_runnable(p, waker)) return;  // still queued (p->on_rq)
   // Still switching out on its CPU (p->on_cpu): that CPU activates it from its wakelist
   // once the switch is done, if it has nothing else to run (ttwu_queue_cond()).
   if (p.on_cpu && ttwu_queue_cond(p, cpu(p.cpu), waker)) {
@@ -125,15 +128,7 @@ void GuestKernel::try_to_wake_up(Task& p, GuestCpu& waker) {
     ttwu_queue_wakelist(p, cpu(p.cpu), waker);
     return;
   }
-  if (p.on_cpu) {  // smp_cond_load_acquire(&p->on_cpu, !VAL): wait for finish_task_switch()
-    if (VTICK_WARN(p.cpu == waker.id(), "task ", p.pid, " woken on CPU ", waker.id(), " while switching out there")) {
-      p.on_cpu = false;
-    } else {
-      ++sched_stats.ttwu_on_cpu_spins;
-      constexpr sim_ns kSpinStepNs = 50;  // the model's resolution of the spin, not a kernel value
-      while (p.on_cpu) waker.kernel_spin(kSpinStepNs);
-    }
-  }
+  wait_task_off_cpu(p, waker);
   waker.kernel_work(p_.costs.ttwu_ns);
   GuestCpu& target = cpu(select_task_rq_fair(p, waker, false));
   if (target.id() != p.cpu) {  // set_task_cpu()
@@ -144,6 +139,19 @@ void GuestKernel::try_to_wake_up(Task& p, GuestCpu& waker) {
   ttwu_woken(p, target, waker);
   if (ttwu_queue_wakelist(p, target, waker)) return;
   ttwu_do_activate(target, p, waker);
+}
+
+// smp_cond_load_acquire(&p->on_cpu, !VAL): wait for the wakee's finish_task_switch() (a
+// delayed wakee: for its CPU's runqueue lock, released at the same point).
+void GuestKernel::wait_task_off_cpu(Task& p, GuestCpu& waker) {
+  if (!p.on_cpu) return;
+  if (VTICK_WARN(p.cpu == waker.id(), "task ", p.pid, " woken on CPU ", waker.id(), " while switching out there")) {
+    p.on_cpu = false;
+    return;
+  }
+  ++sched_stats.ttwu_on_cpu_spins;
+  constexpr sim_ns kSpinStepNs = 50;  // the model's resolution of the spin, not a kernel value
+  while (p.on_cpu) waker.kernel_spin(kSpinStepNs);
 }
 
 // The wake-up's bookkeeping once its CPU is chosen: TASK_WAKING, the latency stamp, the

@@ -33,6 +33,9 @@ VTICK_ENUM_NAMES(FairPolicy, "cfs", "eevdf");
   P(FairPolicy, fair, ".fair", Enum, "eevdf", kNoMin, kNoMax, "",                                                   \
     "kernel/sched/fair.c: eevdf by default, as every kernel the stories name is v6.6 or later; cfs as before v6.6 (pick the least vruntime, a wakee preempts when behind by the wake-up granularity, a slice per tick); eevdf as v6.6 (147f3efaa241, 5e963f2bd465; RUN_TO_PARITY 63304558ba5d) without v6.12's DELAY_DEQUEUE. docs/real-guest/trace-2026-12-06c/futex-pingpong.txt: a 6.18 guest's woken task preempts its waker on the same CPU 0.76 times a round trip, the cfs rule never", \
     "the fair class: cfs (vruntime order, wake-up granularity) or eevdf (lag kept across sleeps, the eligible task with the earliest virtual deadline runs, a wakee preempts when pick_eevdf() picks it)") \
+  P(bool, delay_dequeue, ".delay_dequeue", Bool, false, kNoMin, kNoMax, "",                                       \
+    "kernel/sched/features.h DELAY_DEQUEUE (v6.12: 152e11f6df29, with DELAY_ZERO 54a58a787791; on by default there). docs/real-guest/trace-2026-12-06c/kdamond-sb-n2-l1.txt: a 6.18 guest's kdamond.0, back after 512 ms asleep, preempts a sysbench thread at once, which an eevdf without it, keeping the negative lag of its last run, does not", \
+    "under eevdf, a task that sleeps while not eligible stays on its queue, competing, until pick_eevdf() picks it; it then leaves with a positive lag cut to zero (DELAY_ZERO); woken before, it is requeued where it is (ttwu_runnable())") \
   P(bool, ttwu_queue, ".ttwu_queue", Bool, true, kNoMin, kNoMax, "", "kernel/sched/features.h TTWU_QUEUE",          \
     "wake-ups of an idle remote CPU go through its wakelist (a CALL_FUNCTION_SINGLE IPI)")                         \
   P(bool, newidle_balance, ".newidle_balance", Bool, true, kNoMin, kNoMax, "", "fair.c sched_balance_newidle()",    \

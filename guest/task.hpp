@@ -73,6 +73,7 @@ struct Task {
   int last_cpu = -1;               // CPU it last ran on (migration detection)
   sim_ns refill_left = 0;          // cache refill still owed after a migration
   bool yield_skip = false;         // sched_yield(): let another task go first
+  bool sched_delayed = false;      // se->sched_delayed: asleep but still on its queue (DELAY_DEQUEUE)
   bool on_cpu = false;             // p->on_cpu: running, or switching out until finish_task_switch()
   bool syscall_open = false;       // in a syscall whose way out (syscall_exit_share) is still to come
   int weight = 1024;               // se.load.weight: sched_prio_to_weight[nice + 20] (nice 0: 1024)

@@ -1,5 +1,6 @@
 // guest/fair_eevdf.cpp: guest.sched.fair = "eevdf", fair.c's EEVDF as of v6.6 (avg_vruntime,
-// eligibility, lag, placement, RUN_TO_PARITY) against cfs's rules.
+// eligibility, lag, placement, RUN_TO_PARITY) against cfs's rules; guest/fair_delay_dequeue.cpp,
+// v6.12's DELAY_DEQUEUE.
 #include <catch2/catch.hpp>
 
 #include "guest/kernel.hpp"
@@ -33,8 +34,10 @@ struct QueueAB {
 };
 
 // The smt-less 2-vCPU queue of kQuiet at set-up, with `body` run on vCPU 1's empty queue.
-void on_empty_queue(const std::function<void(GuestCpu&)>& body) {
-  Scenario sc = test::scenario(kQuiet, {"guest.sched.fair=eevdf"});
+void on_empty_queue(const std::function<void(GuestCpu&)>& body, const std::vector<std::string>& sets = {}) {
+  std::vector<std::string> all = {"guest.sched.fair=eevdf"};
+  all.insert(all.end(), sets.begin(), sets.end());
+  Scenario sc = test::scenario(kQuiet, all);
   SimHooks hooks;
   bool ran = false;
   hooks.guest_setup = [&](GuestKernel& k) {
@@ -45,6 +48,8 @@ void on_empty_queue(const std::function<void(GuestCpu&)>& body) {
     c.min_vruntime = 1000000;
     body(c);
     c.rq.clear();
+    c.delayed.clear();
+    c.curr = nullptr;
     c.min_vruntime = saved;
     ran = true;
   };
@@ -164,4 +169,90 @@ TEST_CASE("eevdf: sched_yield pushes the deadline a slice on, so two yielding ta
   CHECK(yields > 1000);
   CHECK(switches < yields);
   CHECK(switches >= yields - 13);
+}
+
+TEST_CASE("DELAY_DEQUEUE: a sleeper that is not eligible stays queued until picked, then leaves with its lag cut to zero") {
+  // {a, b} as above, V 1.2 ms. b (v 1.3 ms, above V) sleeping as curr is delayed; a (at
+  // V - 0.2 ms) would not be. Delayed, b still weighs in V. Once a has run to 1.6 ms,
+  // V = 1.0 + (0.6 x 1024 + 0.3 x 2048) / 3072 = 1.4 ms: b is eligible, the only one, so
+  // the pick finds it and dequeues it: its lag 0.1 ms is cut to 0 (DELAY_ZERO); a is next.
+  on_empty_queue(
+      [](GuestCpu& c) {
+        QueueAB q(c);
+        Task &a = q.a, &b = q.b;
+        a.state = b.state = TaskState::Blocked;
+        c.rq = {&a};
+        c.curr = &b;
+        CHECK(c.dequeue_delayed(b));
+        c.rq = {&b};
+        c.curr = &a;
+        CHECK_FALSE(c.dequeue_delayed(a));
+        a.state = TaskState::Runnable;
+        c.curr = nullptr;
+        c.rq = {&a};
+        c.delayed = {&b};
+        b.sched_delayed = true;
+        CHECK(c.avg_vruntime() == 1200000);
+        CHECK(c.pick_eevdf(nullptr) == &a);
+        a.vruntime = 1600000;
+        CHECK(c.avg_vruntime() == 1400000);
+        CHECK(c.pick_eevdf(nullptr) == &b);
+        c.finish_delayed_dequeue_entity(b);  // pick_next_entity() on a delayed pick
+        CHECK(c.pick_eevdf(nullptr) == &a);
+        CHECK(c.delayed.empty());
+        CHECK_FALSE(b.sched_delayed);
+        CHECK(b.vlag == 0);
+      },
+      {"guest.sched.delay_dequeue=true"});
+}
+
+TEST_CASE("DELAY_DEQUEUE: a delayed task woken is requeued where it is, re-placed only when its lag is positive") {
+  // b delayed on {a, b} with V 1.2 ms: lag -0.1 ms, so it stays at v 1.3 ms, its deadline
+  // 1.4 ms. With a at 1.6 ms (V 1.4 ms) its lag is +0.1 ms: cut to 0 and placed again at
+  // V of a alone, 1.6 ms, deadline a virtual slice on (1.5 ms at weight 2048: 0.75 ms).
+  on_empty_queue(
+      [](GuestCpu& c) {
+        for (sim_ns a_v : {1000000, 1600000}) {
+          QueueAB q(c);
+          Task &a = q.a, &b = q.b;
+          a.vruntime = a_v;
+          c.rq = {&a};
+          c.delayed = {&b};
+          b.sched_delayed = true;
+          c.requeue_delayed_entity(b);
+          CHECK(c.delayed.empty());
+          CHECK(c.rq.size() == 2);
+          CHECK_FALSE(b.sched_delayed);
+          CHECK(b.vruntime == (a_v == 1000000 ? 1300000 : 1600000));
+          CHECK(b.deadline == (a_v == 1000000 ? 1400000 : 2350000));
+        }
+      },
+      {"guest.sched.delay_dequeue=true"});
+}
+
+TEST_CASE("DELAY_DEQUEUE: a task back from a long sleep runs at once beside a yielding task, without it it waits") {
+  // kdamond-sb-n2-l1.txt's case on one CPU: a thread yielding all the time (its deadline
+  // pushed a slice on at each yield) and a task running 1 ms every 50 ms. Its runs end
+  // ahead of V; without DELAY_DEQUEUE it keeps that negative lag across the sleep and,
+  // woken ineligible, waits for a yield to find it eligible; with it, it left the queue at
+  // zero lag, is eligible when it wakes, its deadline the earlier: it runs at once.
+  auto run = [](bool delay) {
+    Scenario sc = test::scenario(kQuiet, {"guest.sched.fair=eevdf", std::string("guest.sched.delay_dequeue=") + (delay ? "true" : "false"),
+                                          "run.duration=300ms"});
+    SimHooks hooks;
+    hooks.guest_setup = [](GuestKernel& k) {
+      k.add_task("yielder", {{PhaseKind::Run, 300, -1}, {PhaseKind::Yield, 0, -1}}, 0, 1);
+      k.add_task("kdamond", {{PhaseKind::Run, 1000000, -1}, {PhaseKind::Sleep, 50000000, -1}}, 0, 1);
+    };
+    RunResult r = run_simulation(sc, hooks);
+    REQUIRE_FALSE(r.failed);
+    return r;
+  };
+  // the only wake-ups are the sleeper's (5 in 300 ms); without: each waits ~1.55 ms, until
+  // the yielder has run as far as it ran ahead; with: the next yield picks it (~2 us)
+  RunResult without = run(false), with = run(true);
+  REQUIRE(without.wake_latency.count() >= 5);
+  REQUIRE(with.wake_latency.count() >= 5);
+  CHECK(without.wake_latency.value_at_percentile(0) > 1000000);
+  CHECK(with.wake_latency.max() < 20000);
 }
