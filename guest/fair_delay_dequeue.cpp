@@ -54,14 +54,15 @@ void GuestCpu::requeue_delayed_entity(Task& se) {
 bool GuestKernel::ttwu_runnable(Task& p, GuestCpu& waker) {
   wait_task_off_cpu(p, waker);
   if (!p.sched_delayed) return false;
+  // under the lock, at once: its CPU's pick cannot dequeue it meanwhile
   GuestCpu& c = cpu(p.cpu);
-  waker.kernel_work(p_.costs.ttwu_ns);
   c.requeue_delayed_entity(p);
   ttwu_woken(p, c, waker);
   if (tracing()) trace::sched_wakeup(waker.now(), waker.id(), p.pid, c.id());
   packing_update(waker.now(), LbCause::Wakeup);
   c.tick().tick_nohz_dep_set_cpu_sched(waker);  // one more runnable in the model's count
-  wakeup_preempt(c, p, waker);
+  waker.kernel_work(p_.costs.ttwu_ns);
+  if (c.curr != &p && c.switching_to != &p) wakeup_preempt(c, p, waker);  // !task_on_cpu(): picked meanwhile
   return true;
 }
 

@@ -20,6 +20,7 @@ void GuestKernel::enqueue_task(GuestCpu& c, Task& p, bool wakeup, bool initial) 
   // set_task_cpu()'s WARN_ON_ONCE(!cpu_online(new_cpu)); a task is on one runqueue only
   VTICK_WARN(!c.online(), "task ", p.pid, " (", p.comm, ") queued on offline CPU ", c.id());
   VTICK_WARN(std::find(c.rq.begin(), c.rq.end(), &p) != c.rq.end(), "task ", p.pid, " queued twice on CPU ", c.id());
+  VTICK_WARN(p.sched_delayed, "task ", p.pid, " (", p.comm, ") enqueued while still delayed on CPU ", p.cpu);
   if (p_.sched.fair == FairPolicy::Eevdf) {
     c.update_curr();  // enqueue_entity(): curr's vruntime up to date before placing
     c.place_entity(p, initial);
@@ -63,6 +64,7 @@ Task* GuestCpu::pick_next_task(Task* running) {
       if (best == rq.end() || (*it)->vruntime < (*best)->vruntime) best = it;
     }
   }
+  if (VTICK_WARN(best == rq.end(), "pick_next_task: the pick is not on CPU ", id_, "'s queue")) best = rq.begin();
   Task* next = *best;
   rq.erase(best);
   rq_changed();
@@ -129,6 +131,9 @@ void GuestKernel::try_to_wake_up(Task& p, GuestCpu& waker) {
     return;
   }
   wait_task_off_cpu(p, waker);
+  // It was still running when woken and has blocked since, delayed by its __schedule()
+  // (the kernel's ttwu_runnable() would have found it on its queue and kept it running).
+  if (p.sched_delayed && ttwu_runnable(p, waker)) return;
   waker.kernel_work(p_.costs.ttwu_ns);
   GuestCpu& target = cpu(select_task_rq_fair(p, waker, false));
   if (target.id() != p.cpu) {  // set_task_cpu()
