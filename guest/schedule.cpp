@@ -36,16 +36,14 @@ void GuestCpu::schedule() {
       rq.push_back(prev);
       running = prev;
       if (!prev->yield_skip) ++k_.sched_stats.preemptions;
-    } else if (dequeue_delayed(*prev)) {
-      prev->sched_delayed = true;  // set_delayed(): stays queued, competing, until picked
-      prev->avg.update(t, true);
     } else {
-      if (eevdf) update_entity_lag(*prev);    // dequeue_entity(): its lag kept for its wake-up
-      else prev->vruntime -= min_vruntime;  // dequeue_task(): keep the lag relative
-      prev->avg.update(t, true);             // it ran until now; from here its load decays
+      if (dequeue_delayed(*prev)) prev->sched_delayed = true;  // set_delayed(): stays queued until picked
+      else if (eevdf) update_entity_lag(*prev);               // dequeue_entity(): its lag kept for its wake-up
+      else prev->vruntime -= min_vruntime;                    // dequeue_task(): keep the lag relative
+      prev->avg.update(t, true);  // it ran until now; from here its load decays
     }
     curr = nullptr;
-    if (prev->sched_delayed) delayed.push_back(prev);
+    if (prev->sched_delayed) delayed.push_back(prev);  // once no longer curr: counted once in the sums
     rq_changed();
     if (prev->state != TaskState::Runnable && k_.params().costs.schedule_block_ns > 0) {
       irqs_were_on = hw_->local_irq_save();
