@@ -154,6 +154,7 @@ class GuestCpu final : public GuestIrqSink {
   Task* curr = nullptr;              // nullptr: the idle task
   sim_ns min_vruntime = 0;
   sim_ns slice_start = 0;            // when curr was picked (sched slice)
+  int loaded_mm = 0;                 // cpu_tlbstate.loaded_mm: the last process (Task::mm) switched to
   Task* switching_to = nullptr;      // picked, being switched to: still on the run queue
   int nr_running() const { return static_cast<int>(rq.size()) + (curr || switching_to ? 1 : 0); }
   // idle_cpu(): nothing running, queued or on its way (rq->ttwu_pending)

@@ -35,6 +35,9 @@ namespace vtick {
     "[EST] tick_nohz_next_event: timer-wheel scan (get_next_timer_interrupt)", "tick_nohz_next_event")               \
   P(sim_ns, schedule_ns, ".schedule_ns", Int, 1000, 300, 5000, "ns", "[EST] __schedule: pick_next_task_fair + context_switch; sched_yield() between two threads on a CPU less getppid(): 427-469 on a 2026 Xeon KVM guest, 1556-2207 on a 2026 AMD EPYC (Milan, Safe RET) KVM guest; vtick-probe's exit_cost measures it and calibrate writes it", \
     "__schedule: pick_next_task + context switch")                                                                   \
+  P(sim_ns, switch_mm_ns, ".switch_mm_ns", Int, 300, 0, 3000, "ns",                                               \
+    "[EST] 100-300 ns: switch_mm_irqs_off()'s CR3 write with PCID, no exit under EPT/NPT; up to several us with IBPB on an mm change (spectre_v2_user=on, or a task that asked for it); schedule_ns (threads of one process) holds none of it", \
+    "context_switch() into a task of another process than the CPU's loaded mm: switch_mm_irqs_off(); kernel threads and the threads of one process switch none (enter_lazy_tlb())") \
   P(sim_ns, schedule_noswitch_ns, ".schedule_noswitch_ns", Int, 250, 30, 2000, "ns",                             \
     "[EST] 250; sched_yield() alone on a CPU less getppid(): 104-109 on a 2026 Xeon KVM guest, 348-686 on a 2026 AMD EPYC (Milan, Safe RET) KVM guest; vtick-probe's exit_cost measures it and calibrate writes it", \
     "__schedule() whose pick_next_task() returns the running task: no context_switch() (with do_sched_yield() on a sched_yield())") \

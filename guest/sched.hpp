@@ -75,6 +75,7 @@ struct SchedParams {
   C(std::uint64_t, wake_to_idle, "wake_to_idle", "count", Counter, "placement: another idle CPU (select_idle_sibling scan)") \
   C(std::uint64_t, yields, "yields", "count", Counter, "sched_yield() calls (yld_count)")                           \
   C(std::uint64_t, yield_switches, "yield_switches", "count", Counter, "sched_yield() calls that switched to another task") \
+  C(std::uint64_t, switch_mm, "switch_mm", "count", Counter, "context switches into another process's mm (switch_mm_irqs_off(); each charged guest.costs.switch_mm_ns)") \
   C(std::uint64_t, migrations, "migrations", "count", Counter, "a task ran on another CPU than last time (nr_migrations)") \
   C(std::uint64_t, migrate_wakeup, "migrate.wakeup", "count", Counter, "set_task_cpu() by wake-up placement (select_task_rq_fair)") \
   C(std::uint64_t, migrate_newidle, "migrate.newidle", "count", Counter, "tasks pulled by sched_balance_newidle()")  \

@@ -69,7 +69,15 @@ void GuestCpu::schedule() {
   enter_state(GuestCpuState::Sys);
   const bool irqs_on_at_switch = hw_->local_irq_save();  // off from rq_lock_irq() to finish_lock_switch()
   if (next != prev) {
-    kernel_work(k_.params().costs.schedule_ns);
+    // context_switch(): switch_mm_irqs_off() only into another process's mm; a kernel
+    // thread (or a thread of the loaded process) keeps the loaded one (enter_lazy_tlb())
+    sim_ns mm_cost = 0;
+    if (next->mm != 0 && next->mm != loaded_mm) {
+      mm_cost = k_.params().costs.switch_mm_ns;
+      loaded_mm = next->mm;
+      ++k_.sched_stats.switch_mm;
+    }
+    kernel_work(k_.params().costs.schedule_ns + mm_cost);
     ++k_.sched_stats.switches;
     if (yielded) ++k_.sched_stats.yield_switches;
   } else {

@@ -71,6 +71,7 @@ struct Task {
   sim_ns exec_start = 0;
   sim_ns last_ran = -1;            // when it last stopped running (cache hotness)
   int last_cpu = -1;               // CPU it last ran on (migration detection)
+  int mm = 0;                      // its process (mm_struct); 0: the workload's one process, or a kernel thread
   sim_ns refill_left = 0;          // cache refill still owed after a migration
   bool yield_skip = false;         // sched_yield(): let another task go first
   bool sched_delayed = false;      // se->sched_delayed: asleep but still on its queue (DELAY_DEQUEUE)

@@ -3,13 +3,15 @@
  * plain syscall; sched_yield() alone on the CPU and alternating with a second thread (the
  * guest's own __schedule() without and with a switch, no exit); a futex wake of a task
  * blocked on another, idle CPU (ttwu_queue_wakelist() sends an IPI unless the target
- * polls) against one on the waker's own CPU (no IPI). */
+ * polls) against one on the waker's own CPU (no IPI); a 100-byte pipe write() and read()
+ * with nothing blocked on the pipe (hackbench -p's message, without its wake-ups). */
 #define _GNU_SOURCE
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <sys/syscall.h>
+#include <fcntl.h>
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -19,7 +21,9 @@
 
 static long futex(atomic_int* a, int op, int val) { return syscall(SYS_futex, a, op, val, NULL, NULL, 0); }
 
-enum op { OP_GETPPID, OP_CPUID, OP_YIELD };
+enum op { OP_GETPPID, OP_CPUID, OP_YIELD, OP_PIPE };
+
+static int pipe_fd[2] = {-1, -1};
 
 /* `reps` batches of `per` ops; each sample is a batch's time over `div` (per op: `per`). */
 static void batches(struct samples* s, int reps, int per, enum op op, int div) {
@@ -34,8 +38,15 @@ static void batches(struct samples* s, int reps, int per, enum op op, int div) {
         continue;
       }
 #endif
-      if (op == OP_YIELD) sched_yield();
-      else syscall(SYS_getppid);
+      if (op == OP_YIELD) {
+        sched_yield();
+      } else if (op == OP_PIPE) {
+        char buf[100] = {0};
+        if (write(pipe_fd[1], buf, sizeof buf) != (ssize_t)sizeof buf || read(pipe_fd[0], buf, sizeof buf) != (ssize_t)sizeof buf)
+          return;
+      } else {
+        syscall(SYS_getppid);
+      }
     }
     if (r > 0) samples_add(s, (double)(now_ns() - t0) / div); /* the first batch warms up */
   }
@@ -83,15 +94,24 @@ void probe_exit_cost(struct jw* w, const struct probe_opts* o) {
   batches(&yield, reps, 1000, OP_YIELD, 1000);
   struct samples sw = {0};
   int switched = yield_switches(&sw, reps, o->cpu_a);
+  struct samples msg = {0};
+  if (pipe(pipe_fd) == 0) {
+    batches(&msg, reps, 1000, OP_PIPE, 1000);
+    close(pipe_fd[0]);
+    close(pipe_fd[1]);
+  }
   jw_obj(w, "exit_cost");
   jw_str(w, "method",
          "mean per op over batches (1000 getppid(), 1000 sched_yield() with nothing else runnable on the CPU, 200 CPUID leaf 0; "
-         "sched_yield_switch: 1000 yields of a thread alternating with a second one on the same CPU, per switch); "
+         "sched_yield_switch: 1000 yields of a thread alternating with a second one on the same CPU, per switch; "
+         "pipe_msg: 1000 write()s of 100 bytes to a pipe each read back at once by the same thread, per write and read); "
          "the statistics are over batches");
   jw_stats(w, "syscall_ns", &sys, "ns");
   jw_stats(w, "sched_yield_ns", &yield, "ns");
   if (switched) jw_stats(w, "sched_yield_switch_ns", &sw, "ns");
   else jw_null(w, "sched_yield_switch_ns");
+  if (msg.n > 0) jw_stats(w, "pipe_msg_ns", &msg, "ns");
+  else jw_null(w, "pipe_msg_ns");
 #if defined(__x86_64__) || defined(__i386__)
   batches(&ex, reps, 200, OP_CPUID, 200);
   jw_stats(w, "cpuid_ns", &ex, "ns");

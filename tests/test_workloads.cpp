@@ -87,6 +87,28 @@ TEST_CASE("hackbench over pipes: more messages than a pipe holds all arrive (wri
   CHECK(r.metrics.get("workload.last_exit_ns") > 0);
 }
 
+TEST_CASE("hackbench's process mode switches the mm between its tasks; thread mode never, and the switch costs guest.costs.switch_mm_ns") {
+  const std::vector<std::string> base = {"workload.kind=hackbench", "workload.groups=1", "workload.fds=4", "workload.loops=200",
+                                         "workload.pipe=1", "guest.background.preset=none"};
+  auto with = [&](const std::string& threads, const std::string& cost) {
+    std::vector<std::string> s = base;
+    s.push_back("workload.threads=" + threads);
+    s.push_back("guest.costs.switch_mm_ns=" + cost);
+    return run(s, "1s");
+  };
+  RunResult proc = with("0", "2000"), thr = with("1", "2000");
+  // a switch between two hackbench processes loads the other mm; with no kernel thread
+  // between (no background) every such switch does, and a switch to idle keeps it
+  CHECK(proc.metrics.get("sched.switch_mm") > 0);
+  CHECK(proc.metrics.get("sched.switch_mm") <= proc.metrics.get("sched.switches"));
+  CHECK(thr.metrics.get("sched.switch_mm") == 0);
+  CHECK(proc.metrics.get("workload.last_exit_ns") > thr.metrics.get("workload.last_exit_ns"));
+  // free, the two modes are one schedule: the mm is the only difference between them
+  RunResult proc0 = with("0", "0"), thr0 = with("1", "0");
+  CHECK(proc0.metrics.get("workload.last_exit_ns") == thr0.metrics.get("workload.last_exit_ns"));
+  CHECK(proc0.metrics.get("sched.switches") == thr0.metrics.get("sched.switches"));
+}
+
 TEST_CASE("oltp: every transaction's commit is flushed through the block device") {
   RunResult r = run({"workload.kind=oltp"});
   double tx = r.metrics.get("workload.ops");

@@ -15,7 +15,9 @@ class Hackbench final : public Workload {
     int fds = w.geti("fds"), loops = w.geti("loops");
     per_receiver_ = static_cast<sim_ns>(fds) * loops;
     sim_ns msg = w.getd("msg_work");
-    if (w.geti("threads") == 0) msg += 300;  // process mode: mm switch on each context switch [EST]
+    // process mode: each task its own process, so a switch between two of them switches
+    // the mm (guest.costs.switch_mm_ns); thread mode: one process
+    const bool processes = w.geti("threads") == 0;
     // messages of 100 bytes a buffer holds: a pipe's 16 pages (64 KiB); a socket's
     // sk_sndbuf (212992) over each message's skb truesize (~768 bytes) [EST]. A writer
     // blocked on a full buffer is woken when a pipe page is free again (pipe_read()) or
@@ -31,11 +33,14 @@ class Hackbench final : public Workload {
         k.event(room.back()).count = capacity;
         k.event(room.back()).wake_at = wake_at;
       }
-      for (int r = 0; r < fds; ++r)
-        receivers_.push_back(&add_task(k, "hb-recv" + std::to_string(g) + "." + std::to_string(r),
+      for (int r = 0; r < fds; ++r) {
+        Task& reader = add_task(k, "hb-recv" + std::to_string(g) + "." + std::to_string(r),
                    {{PhaseKind::Wait, 0, data[static_cast<size_t>(r)]}, {PhaseKind::Run, msg, -1},
                     {PhaseKind::Wake, 0, room[static_cast<size_t>(r)], 0, true}, {PhaseKind::Loop, fds * loops, 0}, {PhaseKind::Exit}},
-                   (g * 2 * fds + r) % n, all_cpus(n)));
+                   (g * 2 * fds + r) % n, all_cpus(n));
+        if (processes) reader.mm = reader.pid;  // fork() without CLONE_VM
+        receivers_.push_back(&reader);
+      }
       for (int s = 0; s < fds; ++s) {
         std::vector<Phase> prog;
         for (int r = 0; r < fds; ++r) {
@@ -45,7 +50,8 @@ class Hackbench final : public Workload {
         }
         prog.push_back({PhaseKind::Loop, loops, 0});
         prog.push_back({PhaseKind::Exit});
-        add_task(k, "hb-send" + std::to_string(g) + "." + std::to_string(s), prog, (g * 2 * fds + fds + s) % n, all_cpus(n));
+        Task& sender = add_task(k, "hb-send" + std::to_string(g) + "." + std::to_string(s), prog, (g * 2 * fds + fds + s) % n, all_cpus(n));
+        if (processes) sender.mm = sender.pid;
       }
     }
   }
@@ -73,7 +79,7 @@ WorkloadKind hackbench_kind() {
        {{"groups", 'i', 2, 1, 100, "-g: groups"},
         {"fds", 'i', 4, 1, 100, "-f: senders and receivers per group (hackbench's default is 20)"},
         {"loops", 'i', 100, 1, 1e6, "-l: messages per sender and receiver pair"},
-        {"msg_work", 'd', 2 * US, 0, 1 * MS, "write or read of one 100-byte message in the kernel [EST]"},
+        {"msg_work", 'd', 2 * US, 0, 1 * MS, "write or read of one 100-byte message in the kernel [EST]; the part beyond the syscall's entry and exit (the Wake or Wait phase's syscall_ns): vtick-probe's exit_cost pipe_msg_ns (a pipe write and read) / 2 less syscall_ns, 190-330 ns on a 2026 AMD EPYC (Milan) KVM guest"},
         {"threads", 'i', 0, 0, 1, "0: process mode, 1: thread mode (-T)"},
         {"pipe", 'i', 0, 0, 1, "0: AF_UNIX socketpairs (hackbench's default), 1: pipes (-p)"}},
           factory<Hackbench>()};
