@@ -67,7 +67,8 @@ workload() {  # NAME: the [workload] section that stands for it
       local cpus=""; [ "$1" = pipe-pinned ] && cpus='cpus = "0"'
       printf '[workload]\nkind = "script"\n\n[[workload.task]]\nname = "pipe-a"\n%s\nprogram = ["run 1us", "wake ab", "wait ba"]\n\n' "$cpus"
       printf '[[workload.task]]\nname = "pipe-b"\n%s\nprogram = ["wait ab", "run 1us", "wake ba"]\n' "$cpus" ;;
-    hackbench) printf '[workload]\nkind = "hackbench"\ngroups = 4\nloops = 2000\npipe = 1\n' ;;
+    # hackbench's -f defaults to 20 senders and 20 receivers a group (the recording's "160 tasks")
+    hackbench) printf '[workload]\nkind = "hackbench"\ngroups = 4\nfds = 20\nloops = 2000\npipe = 1\n' ;;
     idle) printf '[workload]\nkind = "idle"\n' ;;
     *) return 1 ;;
   esac
