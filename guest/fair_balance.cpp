@@ -1,6 +1,7 @@
 // kernel/sched/fair.c: sched_balance_rq() (load_balance), sched_balance_newidle(),
 // sched_balance_domains() and the stopper's active_load_balance_cpu_stop().
 #include <algorithm>
+#include <cmath>
 
 #include "core/trace.hpp"
 #include "core/warn.hpp"
@@ -151,7 +152,8 @@ struct LbEnv {
   GuestKernel::CpuIdleType idle;
   sim_ns now;
   bool loads_read = false;  // cpu_loads() read once per call, when a comparison needs loads
-  int imbalance = 0;        // in tasks (migrate_task)
+  enum class Migration { Task, Load } migration_type = Migration::Task;  // enum migration_type, the two we meet
+  double imbalance = 0;     // tasks (migrate_task) or load (migrate_load)
   GuestCpu* src = nullptr;
 };
 
@@ -159,6 +161,7 @@ struct LbEnv {
 struct SdLbStats {
   SgStats local, busiest;
   bool have_busiest = false;
+  std::uint64_t span = 0;  // the domain's CPUs: total_load / total_capacity (sds_avg_load())
 };
 
 // A group's load only decides between groups of one type (not has-spare) and the
@@ -179,10 +182,22 @@ double GuestKernel::sg_avg_load(LbEnv& env, SgStats& s) {
   return s.avg_load();
 }
 
+// sds->avg_load: the domain's total load over its total capacity (SCHED_CAPACITY_SCALE a CPU).
+double GuestKernel::sds_avg_load(LbEnv& env, const SdLbStats& sds) {
+  SgStats all;
+  all.span = sds.span;
+  for (std::uint64_t m = sds.span; m; m &= m - 1) {
+    int c = __builtin_ctzll(m);
+    if (c < nr_cpus() && cpus_[static_cast<size_t>(c)]->online()) ++all.weight;
+  }
+  return sg_avg_load(env, all);
+}
+
 // update_sd_lb_stats(): per group, tasks, idle CPUs and its type (group_classify());
 // update_sd_pick_busiest() keeps the worst other group.
 void GuestKernel::update_sd_lb_stats(LbEnv& env, SdLbStats& sds) {
   for (std::uint64_t g : env.sd.groups) {
+    sds.span |= g;
     SgStats s;
     s.span = g;
     for (std::uint64_t m = g; m; m &= m - 1) {  // the group's CPUs, lowest first
@@ -216,12 +231,26 @@ void GuestKernel::update_sd_lb_stats(LbEnv& env, SdLbStats& sds) {
   }
 }
 
-// calculate_imbalance(), in tasks (migrate_task): half the difference, at least one.
-void GuestKernel::calculate_imbalance(LbEnv& env, const SdLbStats& sds) {
-  const SgStats &local = sds.local, &busiest = sds.busiest;
-  env.imbalance = local.type == GroupType::HasSpare && busiest.weight > 1 ? std::max(0, local.idle_cpus - busiest.idle_cpus) / 2
-                                                                           : (busiest.sum_nr_running - local.sum_nr_running) / 2;
-  env.imbalance = std::max(env.imbalance, 1);
+// calculate_imbalance(): a local group with spare CPUs evens the task counts (migrate_task:
+// half the difference, at least one); a local group without spare CPUs takes load
+// (migrate_load) towards the domain's average load, unless it already carries as much.
+void GuestKernel::calculate_imbalance(LbEnv& env, SdLbStats& sds) {
+  SgStats &local = sds.local, &busiest = sds.busiest;
+  if (local.type == GroupType::HasSpare) {
+    env.migration_type = LbEnv::Migration::Task;
+    env.imbalance = busiest.weight > 1 ? std::max(0, local.idle_cpus - busiest.idle_cpus) / 2
+                                       : (busiest.sum_nr_running - local.sum_nr_running) / 2;
+    env.imbalance = std::max(env.imbalance, 1.0);
+    return;
+  }
+  const double local_avg = sg_avg_load(env, local), busiest_avg = sg_avg_load(env, busiest);
+  const double avg = sds_avg_load(env, sds);
+  if (local.type == GroupType::FullyBusy && (local_avg >= busiest_avg || local_avg >= avg)) {
+    env.imbalance = 0;  // local is fully busy and already as loaded: nothing to take
+    return;
+  }
+  env.migration_type = LbEnv::Migration::Load;
+  env.imbalance = std::max(0.0, std::min((busiest_avg - avg) * busiest.weight, (avg - local_avg) * local.weight));
 }
 
 // sched_balance_find_src_group(): the busiest group if pulling from it helps, with the
@@ -230,15 +259,18 @@ bool GuestKernel::sched_balance_find_src_group(LbEnv& env, SdLbStats& sds) {
   update_sd_lb_stats(env, sds);
   SgStats &local = sds.local, &busiest = sds.busiest;
   if (!sds.have_busiest || local.type > busiest.type) return false;
-  if (local.type == GroupType::Overloaded && 100 * sg_avg_load(env, busiest) <= env.sd.imbalance_pct * sg_avg_load(env, local))
-    return false;
+  if (local.type == GroupType::Overloaded) {  // both overloaded: fairness by avg_load
+    const double local_avg = sg_avg_load(env, local), busiest_avg = sg_avg_load(env, busiest);
+    if (local_avg >= busiest_avg || local_avg >= sds_avg_load(env, sds)) return false;
+    if (100 * busiest_avg <= env.sd.imbalance_pct * local_avg) return false;
+  }
   if (busiest.type != GroupType::Overloaded) {
     if (env.idle == CpuIdleType::NotIdle) return false;  // let an idle CPU pull
     if (busiest.weight > 1 && local.idle_cpus <= busiest.idle_cpus + 1) return false;
     if (busiest.sum_nr_running == 1) return false;
   }
   calculate_imbalance(env, sds);
-  return true;
+  return env.imbalance > 0;
 }
 
 // sched_balance_find_src_rq(): the queue of the group with the most tasks.
@@ -253,7 +285,7 @@ GuestCpu* GuestKernel::sched_balance_find_src_rq(const SgStats& busiest) {
 }
 
 // detach_tasks(): from the least recently queued, at most nr_migrate looked at, up to the
-// imbalance. Each is attached at once (attach_task()), where the kernel attaches the list
+// imbalance (tasks, or load: task_h_load(), a nice-0 task's PELT load_avg by its weight). Each is attached at once (attach_task()), where the kernel attaches the list
 // after (attach_tasks()): the same tasks move; a destination told to reschedule may run
 // meanwhile, so a task already gone is skipped. `all_pinned`: none may run on dst.
 int GuestKernel::detach_tasks(LbEnv& env, bool& all_pinned) {
@@ -263,11 +295,21 @@ int GuestKernel::detach_tasks(LbEnv& env, bool& all_pinned) {
   if (src.nr_running() <= 1) return 0;
   int loop_max = std::min(p_.sched.nr_migrate, src.nr_running());
   std::vector<Task*> candidates(src.rq.begin(), src.rq.end());
-  for (int i = 0; i < static_cast<int>(candidates.size()) && i < loop_max && moved < env.imbalance; ++i) {
+  for (int i = 0; i < static_cast<int>(candidates.size()) && i < loop_max && env.imbalance > 0; ++i) {
     Task* t = candidates[static_cast<size_t>(i)];
     if (std::find(src.rq.begin(), src.rq.end(), t) == src.rq.end()) continue;
     if (allowed_on(*t, env.dst.id())) all_pinned = false;
     if (!can_migrate_task(env.self, *t, src, env.dst, env.sd)) continue;
+    if (env.migration_type == LbEnv::Migration::Load) {
+      // not much more load than the imbalance (the bound relaxed as balancing fails:
+      // shr_bound(load, nr_balance_failed)), nor a nearly idle task first (LB_MIN)
+      const double load = std::max(t->avg.at(env.now, true) * t->weight / 1024.0, 1.0);
+      if (load < 16 && env.sd.nr_balance_failed == 0) continue;
+      if (std::ldexp(load, -std::min(env.sd.nr_balance_failed, 63)) > env.imbalance) continue;
+      env.imbalance -= load;
+    } else {
+      env.imbalance -= 1;
+    }
     detach_task(env.self, *t, src, env.dst);
     attach_task(env.self, *t, env.dst);
     ++moved;

@@ -314,10 +314,11 @@ class GuestKernel {
   // sched_balance_rq()'s outline, as fair.c's (LbEnv: struct lb_env; SdLbStats: sd_lb_stats)
   void update_sd_lb_stats(LbEnv& env, SdLbStats& sds);
   bool sched_balance_find_src_group(LbEnv& env, SdLbStats& sds);
-  void calculate_imbalance(LbEnv& env, const SdLbStats& sds);
+  void calculate_imbalance(LbEnv& env, SdLbStats& sds);
   GuestCpu* sched_balance_find_src_rq(const SgStats& busiest);
   int detach_tasks(LbEnv& env, bool& all_pinned);
   double sg_avg_load(LbEnv& env, SgStats& s);
+  double sds_avg_load(LbEnv& env, const SdLbStats& sds);
   void active_load_balance_cpu_stop(GuestCpu& busiest);
   int sched_balance_newidle(GuestCpu& c);
   sim_ns get_sd_balance_interval(const SchedDomain& sd, bool busy) const;

@@ -90,6 +90,27 @@ TEST_CASE("load balancing spreads tasks started on one CPU, switched off they st
   }
 }
 
+// calculate_imbalance()'s migrate_load: CPU 1 runs one worker (fully busy), CPU 0 another
+// beside a kernel thread's short runs (2 ms every 20 ms, as kdamond.0). CPU 0 is overloaded,
+// but CPU 1 has no spare capacity, so it may take only load towards the average: about
+// half the thread's small load, far below a worker's 1024, which moves only after
+// log2(1024 / imbalance) failed balances in a row. Each short run sees at most one busy
+// balance (every 32 ms), so no worker moves. Evening the task counts instead (migrate_task,
+// one task) pulls the waiting worker once it is no longer cache-hot (0.5 ms).
+TEST_CASE("periodic balancing of a fully busy CPU takes load, not a task: a kernel thread's short runs move no worker") {
+  RunResult r = run_with("[workload]\nkind = \"idle\"\n[run]\nduration = \"2s\"\n",
+                         {"guest.background.preset=none", "run.warmup=0ns"}, [](GuestKernel& k) {
+                           k.add_task("w0", {{PhaseKind::Run, 1000000, -1}}, 0, kAll);
+                           k.add_task("w1", {{PhaseKind::Run, 1000000, -1}}, 1, kAll);
+                           k.add_task("kthread", {{PhaseKind::Sleep, 18000000, -1}, {PhaseKind::Run, 2000000, -1}}, 0, 1);
+                         });
+  CHECK(r.metrics.get("sched.periodic_balances") > 20);
+  CHECK(r.metrics.get("sched.lb_failed") > 0);  // overloaded CPU 0 seen, nothing taken
+  CHECK(r.metrics.get("task.1.w0.migrations") == 0);
+  CHECK(r.metrics.get("task.2.w1.migrations") == 0);
+  CHECK(r.metrics.get("sched.lb_pulled") == 0);
+}
+
 TEST_CASE("without load balancing, two tasks started on CPU 0 share it") {
   RunResult r = run_with(kIdle, {"guest.sched.load_balance=false"}, [](GuestKernel& k) {
     for (int i = 0; i < 2; ++i) k.add_task("spin" + std::to_string(i), {{PhaseKind::Run, 1000000, -1}}, 0, kAll);

@@ -87,7 +87,7 @@ TEST_CASE("hackbench over pipes: more messages than a pipe holds all arrive (wri
   CHECK(r.metrics.get("workload.last_exit_ns") > 0);
 }
 
-TEST_CASE("hackbench's process mode switches the mm between its tasks; thread mode never, and the switch costs guest.costs.switch_mm_ns") {
+TEST_CASE("hackbench's process mode switches the mm between its tasks, thread mode never, and the switch costs guest.costs.switch_mm_ns") {
   const std::vector<std::string> base = {"workload.kind=hackbench", "workload.groups=1", "workload.fds=4", "workload.loops=200",
                                          "workload.pipe=1", "guest.background.preset=none"};
   auto with = [&](const std::string& threads, const std::string& cost) {
