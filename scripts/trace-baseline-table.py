@@ -29,8 +29,9 @@ def die(msg):
     sys.exit(2)
 
 
-def load_reasons(path, recording, bands):
-    """The measured reasons for this recording's misses (validation/trace/reasons.toml)."""
+def load_reasons(path, recording, bands, out_name):
+    """The measured reasons for this recording's misses (validation/trace/reasons.toml); a
+    reason with `outs` holds only for the model runs in those out directories."""
     out = {'rows': set(), 'list': []}
     if not os.path.exists(path):
         return out
@@ -45,8 +46,10 @@ def load_reasons(path, recording, bands):
     for i, r in enumerate(doc.get('reason', [])):
         where = '%s: reason %d' % (path, i + 1)
         for k in r:
-            if k not in keys:
-                die('%s: unknown key %r (allowed: %s)' % (where, k, ', '.join(keys)))
+            if k not in keys + ('outs',):
+                die('%s: unknown key %r (allowed: %s, outs)' % (where, k, ', '.join(keys)))
+        if 'outs' in r and (not isinstance(r['outs'], list) or not r['outs'] or not all(isinstance(x, str) for x in r['outs'])):
+            die('%s: outs must be a list of out directory names (e.g. ["costs6"])' % where)
         for k in keys:
             if k not in r:
                 die('%s: needs %r' % (where, k))
@@ -56,7 +59,7 @@ def load_reasons(path, recording, bands):
             parts = x.split(' ')
             if x != 'throughput' and (len(parts) != 2 or tuple(parts) not in bands):
                 die('%s: row %r is not a band of the bands file ("INTERVAL STATISTIC", or throughput)' % (where, x))
-        if r['recording'] != recording:
+        if r['recording'] != recording or ('outs' in r and out_name not in r['outs']):
             continue
         out['list'].append(r)
         for x in r['rows']:
@@ -116,7 +119,8 @@ def main():
     except (OSError, tomllib.TOMLDecodeError) as e:
         die('%s: %s' % (a.bands, e))
     bands = {(b['interval'], b['statistic']): b.get('within') for b in bands_doc.get('band', [])}
-    reasons = load_reasons(a.reasons, os.path.basename(os.path.normpath(a.recording)), bands)
+    reasons = load_reasons(a.reasons, os.path.basename(os.path.normpath(a.recording)), bands,
+                           os.path.basename(os.path.normpath(a.out)))
     tp_within = bands_doc.get('throughput', {}).get('within')
     env = dict(l.split(': ', 1) for l in open(os.path.join(a.recording, 'env.txt')).read().splitlines() if ': ' in l)
     doc = {'environment': env, 'workloads': {}}
