@@ -285,9 +285,10 @@ GuestCpu* GuestKernel::sched_balance_find_src_rq(const SgStats& busiest) {
 }
 
 // detach_tasks(): from the least recently queued, at most nr_migrate looked at, up to the
-// imbalance (tasks, or load: task_h_load(), a nice-0 task's PELT load_avg by its weight). Each is attached at once (attach_task()), where the kernel attaches the list
-// after (attach_tasks()): the same tasks move; a destination told to reschedule may run
-// meanwhile, so a task already gone is skipped. `all_pinned`: none may run on dst.
+// imbalance (tasks, or load: task_h_load(), weighted_load()). Each is attached at once
+// (attach_task()), where the kernel attaches the list after (attach_tasks()): the same
+// tasks move; a destination told to reschedule may run meanwhile, so a task already gone
+// is skipped. `all_pinned`: none may run on dst.
 int GuestKernel::detach_tasks(LbEnv& env, bool& all_pinned) {
   GuestCpu& src = *env.src;
   int moved = 0;
@@ -303,7 +304,7 @@ int GuestKernel::detach_tasks(LbEnv& env, bool& all_pinned) {
     if (env.migration_type == LbEnv::Migration::Load) {
       // not much more load than the imbalance (the bound relaxed as balancing fails:
       // shr_bound(load, nr_balance_failed)), nor a nearly idle task first (LB_MIN)
-      const double load = std::max(t->avg.at(env.now, true) * t->weight / 1024.0, 1.0);
+      const double load = std::max(weighted_load(*t, env.now, true), 1.0);
       if (load < 16 && env.sd.nr_balance_failed == 0) continue;
       if (std::ldexp(load, -std::min(env.sd.nr_balance_failed, 63)) > env.imbalance) continue;
       env.imbalance -= load;

@@ -7,9 +7,9 @@ namespace vtick {
 
 namespace {
 bool runnable(const Task& t) { return t.state == TaskState::Runnable || t.state == TaskState::Running; }
-// se->avg.load_avg scaled by the task's weight (its contribution to cfs_rq load)
-double weighted_load(const Task& t, sim_ns now, bool running) { return t.avg.at(now, running) * t.weight / 1024.0; }
 }  // namespace
+
+double weighted_load(const Task& t, sim_ns now, bool running) { return t.avg.at(now, running) * t.weight / 1024.0; }
 
 // cpu_load(): cfs_rq->avg.load_avg, the PELT load of the tasks queued there plus the
 // decaying (blocked) load of those that slept there and have not moved since.
