@@ -161,7 +161,8 @@ struct LbEnv {
 struct SdLbStats {
   SgStats local, busiest;
   bool have_busiest = false;
-  std::uint64_t span = 0;  // the domain's CPUs: total_load / total_capacity (sds_avg_load())
+  std::uint64_t span = 0;  // the domain's CPUs and how many are online: total_load /
+  int weight = 0;          // total_capacity (sds_avg_load())
 };
 
 // A group's load only decides between groups of one type (not has-spare) and the
@@ -186,10 +187,7 @@ double GuestKernel::sg_avg_load(LbEnv& env, SgStats& s) {
 double GuestKernel::sds_avg_load(LbEnv& env, const SdLbStats& sds) {
   SgStats all;
   all.span = sds.span;
-  for (std::uint64_t m = sds.span; m; m &= m - 1) {
-    int c = __builtin_ctzll(m);
-    if (c < nr_cpus() && cpus_[static_cast<size_t>(c)]->online()) ++all.weight;
-  }
+  all.weight = sds.weight;
   return sg_avg_load(env, all);
 }
 
@@ -209,6 +207,7 @@ void GuestKernel::update_sd_lb_stats(LbEnv& env, SdLbStats& sds) {
       s.sum_nr_running += cc.nr_running();
       s.idle_cpus += cc.idle_cpu();
     }
+    sds.weight += s.weight;
     // group_classify(): more tasks than CPUs is overloaded; no idle CPU is fully busy
     s.type = s.sum_nr_running > s.weight ? GroupType::Overloaded : s.idle_cpus == 0 ? GroupType::FullyBusy : GroupType::HasSpare;
     if ((g >> env.dst.id()) & 1ULL) {

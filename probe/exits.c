@@ -11,7 +11,6 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <sys/syscall.h>
-#include <fcntl.h>
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
