@@ -123,6 +123,7 @@ void probe_exit_cost(struct jw* w, const struct probe_opts* o) {
   samples_free(&sys);
   samples_free(&yield);
   samples_free(&sw);
+  samples_free(&msg);
   samples_free(&ex);
 }
 
