@@ -6,6 +6,7 @@
 # OUT/baseline.json + OUT/baseline.md (scripts/trace-baseline-table.py).
 # usage: scripts/trace-baseline.sh --recording DIR --scenario FILE [--out DIR] [--real-from DIR]
 #                                  [--bands FILE] [--vtick BIN] [--seed N] [--set KEY=VALUE]...
+#                                  [--set-for NAMES KEY=VALUE]... [--pipe-work DUR]
 #   --real-from DIR: the real rows from an earlier baseline's DIR/NAME.rR.json (its cmp/)
 #   instead of the recordings' traces, which are not kept: the model's side is run again on
 #   today's build (vtick trace-compare of its own trace gives its rows) and set beside them.
@@ -15,6 +16,9 @@
 #   --set-for NAMES KEY=VALUE: on top for the workloads NAMES (comma-separated) only: a
 #   figure of the recorded program measured on that machine (e.g. sysbench's user work per
 #   iteration: --set-for sb-n2-l1,sb-n2-l8,sb-n4-l8 workload.iteration_work=40ns)
+#   --pipe-work DUR: the perf bench sched pipe stand-in's work a side beyond its wake and wait
+#   (a pipe write's and a read's work past their syscalls: 2 x (vtick-probe's exit_cost
+#   pipe_msg_ns / 2 - syscall_ns)); default 1us, the [EST] of every baseline before costs7
 #   The model's stand-ins: sysbench threads -> workload sysbench_threads (threads, locks);
 #   perf bench sched pipe -> a script workload of two tasks handing a token by futex
 #   wait/wake (pinned: both on vCPU 0); hackbench -p -g 4 -l 2000 -> workload hackbench
@@ -24,7 +28,7 @@ set -Eeuo pipefail
 trap 'echo "trace-baseline.sh: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 die() { echo "trace-baseline.sh: $*" >&2; exit 2; }
 HERE=$(cd "$(dirname "$0")" && pwd)
-REC=""; SCEN=""; OUT=""; REALFROM=""; VTICK=$HERE/../build/cli/vtick; BANDS=$HERE/../validation/trace/bands.toml; SEED=1; SETS=(); declare -A FOR=()
+REC=""; SCEN=""; OUT=""; REALFROM=""; VTICK=$HERE/../build/cli/vtick; BANDS=$HERE/../validation/trace/bands.toml; SEED=1; SETS=(); declare -A FOR=(); PIPEWORK=1us
 while [ $# -gt 0 ]; do
   case $1 in
     --recording) [ $# -ge 2 ] || die "--recording needs a directory"; REC=$2; shift 2 ;;
@@ -44,8 +48,12 @@ while [ $# -gt 0 ]; do
         FOR[$w]+=" $3"
       done
       shift 3 ;;
+    --pipe-work)
+      [ $# -ge 2 ] || die "--pipe-work needs a duration"
+      [[ $2 =~ ^[0-9]+(\.[0-9]+)?(ns|us)$ ]] || die "--pipe-work: '$2' is not a duration in ns or us (e.g. 520ns)"
+      PIPEWORK=$2; shift 2 ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
-    *) die "unknown option '$1' (allowed: --recording --scenario --out --real-from --bands --vtick --seed --set --set-for)" ;;
+    *) die "unknown option '$1' (allowed: --recording --scenario --out --real-from --bands --vtick --seed --set --set-for --pipe-work)" ;;
   esac
 done
 [ -n "$REC" ] && [ -d "$REC" ] || die "--recording DIR (scripts/record-guest-trace.sh --out) is required and must exist"
@@ -65,8 +73,8 @@ workload() {  # NAME: the [workload] section that stands for it
     sb-n4-l8) printf '[workload]\nkind = "sysbench_threads"\nthreads = 4\nthread_locks = 8\n' ;;
     pipe-pinned|pipe-free)
       local cpus=""; [ "$1" = pipe-pinned ] && cpus='cpus = "0"'
-      printf '[workload]\nkind = "script"\n\n[[workload.task]]\nname = "pipe-a"\n%s\nprogram = ["run 1us", "wake ab", "wait ba"]\n\n' "$cpus"
-      printf '[[workload.task]]\nname = "pipe-b"\n%s\nprogram = ["wait ab", "run 1us", "wake ba"]\n' "$cpus" ;;
+      printf '[workload]\nkind = "script"\n\n[[workload.task]]\nname = "pipe-a"\n%s\nprogram = ["run %s", "wake ab", "wait ba"]\n\n' "$cpus" "$PIPEWORK"
+      printf '[[workload.task]]\nname = "pipe-b"\n%s\nprogram = ["wait ab", "run %s", "wake ba"]\n' "$cpus" "$PIPEWORK" ;;
     # hackbench's -f defaults to 20 senders and 20 receivers a group (the recording's "160 tasks")
     hackbench) printf '[workload]\nkind = "hackbench"\ngroups = 4\nfds = 20\nloops = 2000\npipe = 1\n' ;;
     idle) printf '[workload]\nkind = "idle"\n' ;;
@@ -131,6 +139,7 @@ done
 # one line: --set KEY=VALUE ... then --set-for NAME KEY=VALUE ... (names sorted)
 { printf '%s\n' "${SETS[@]}"
   for w in $(printf '%s\n' "${!FOR[@]}" | sort); do for kv in ${FOR[$w]}; do printf -- '--set-for\n%s\n%s\n' "$w" "$kv"; done; done
+  [ "$PIPEWORK" = 1us ] || printf -- '--pipe-work\n%s\n' "$PIPEWORK"
 } | sed '/^$/d' | paste -sd' ' > "$OUT/sets.txt"
 # the model's revision, for a table whose real rows are older than its model side
 rev=$(git -C "$HERE/.." rev-parse --short HEAD 2>/dev/null || echo unknown)

@@ -37,6 +37,7 @@ check trace-baseline-c-costs3 "$C" "$C/costs3" --summary-only  # and eevdf, ttwu
 check trace-baseline-c-costs4 "$C" "$C/costs4" --summary-only  # and DELAY_DEQUEUE
 check trace-baseline-c-costs5 "$C" "$C/costs5" --summary-only  # and hackbench as recorded
 check trace-baseline-c-costs6 "$C" "$C/costs6" --summary-only  # and migrate_load
+check trace-baseline-c-costs7 "$C" "$C/costs7" --summary-only  # and the pipe stand-in's measured work
 # the sysbench threads workloads under every tick policy (scripts/trace-policies-table.py)
 python3 "$SRC/scripts/trace-policies-table.py" --recording "$D" --dir "$D/policies" \
   legacy got_tick force_retain loehle tglx_avg periodic > "$T/policies.md"
