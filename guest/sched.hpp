@@ -36,6 +36,9 @@ VTICK_ENUM_NAMES(FairPolicy, "cfs", "eevdf");
   P(bool, delay_dequeue, ".delay_dequeue", Bool, true, kNoMin, kNoMax, "",                                        \
     "kernel/sched/features.h DELAY_DEQUEUE (v6.12: 152e11f6df29, with DELAY_ZERO 54a58a787791; on by default there and in every kernel the stories name; false gives v6.6-v6.11). docs/real-guest/trace-2026-12-06c/kdamond-sb-n2-l1.txt: a 6.18 guest's kdamond.0, back after 512 ms asleep, preempts a sysbench thread at once, which an eevdf without it, keeping the negative lag of its last run, does not", \
     "under eevdf, a task that sleeps while not eligible stays on its queue, competing, until pick_eevdf() picks it; it then leaves with a positive lag cut to zero (DELAY_ZERO); woken before, it is requeued where it is (ttwu_runnable())") \
+  P(bool, yield_forfeit, ".yield_forfeit", Bool, true, kNoMin, kNoMax, "",                                        \
+    "kernel/sched/fair.c yield_task_fair(): 79104becf42b (v6.17, in 6.6.y and later stable trees from January 2026, so in every 2026 kernel the stories name); false gives v6.6-v6.16. docs/real-guest/trace-2026-12-06c: a 6.18 guest's two sysbench threads a vCPU switch at every sched_yield() (sb-n4-l8)", \
+    "under eevdf, an eligible task that yields forfeits the rest of its slice (vruntime = deadline) before its deadline moves a slice on, so it is not eligible again at once; without it only the deadline moves, and the yielder, alone eligible, can be picked again") \
   P(bool, ttwu_queue, ".ttwu_queue", Bool, true, kNoMin, kNoMax, "", "kernel/sched/features.h TTWU_QUEUE",          \
     "wake-ups of an idle remote CPU go through its wakelist (a CALL_FUNCTION_SINGLE IPI)")                         \
   P(bool, newidle_balance, ".newidle_balance", Bool, true, kNoMin, kNoMax, "", "fair.c sched_balance_newidle()",    \

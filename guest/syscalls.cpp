@@ -99,14 +99,22 @@ void GuestCpu::futex_wake_lock(Mutex& m) {
 }
 
 // sched_yield() -> do_sched_yield(): yield_task_fair(), then schedule(). eevdf pushes the
-// task's deadline one slice on when others are queued; cfs's picker, by vruntime, passes
-// the task over once (the same order for the tasks it alternates with).
+// task's deadline one slice on when others are queued, and (79104becf42b) an eligible task
+// first forfeits the rest of its slice: its vruntime moves to its deadline; cfs's picker,
+// by vruntime, passes the task over once (the same order for the tasks it alternates with).
 void GuestCpu::sched_yield(Task& t) {
   ++k_.sched_stats.yields;
   t.yield_skip = true;
   if (k_.sched().fair == FairPolicy::Eevdf && !rq.empty()) {
     update_curr();
-    t.deadline += calc_delta_fair(k_.sched_slice(), t);
+    const sim_ns vslice = calc_delta_fair(k_.sched_slice(), t);
+    if (!k_.sched().yield_forfeit) {
+      t.deadline += vslice;
+    } else if (entity_eligible(t)) {
+      t.vruntime = t.deadline;
+      t.deadline += vslice;
+      update_curr();  // update_min_vruntime(): no time has passed, only curr's vruntime moved
+    }
   }
   need_resched = true;
 }
@@ -137,3 +145,4 @@ void GuestCpu::do_exit(Task& t) {
 }
 
 }  // namespace vtick
+

@@ -157,20 +157,76 @@ TEST_CASE("guest.sched.fair: on one CPU a futex ping-pong's wakee preempts its w
 }
 
 TEST_CASE("eevdf: sched_yield pushes the deadline a slice on, so two yielding tasks alternate") {
-  // Each yield pushes the yielder's deadline 1.5 ms on, so the other task, eligible, runs.
-  // The exception: the other task was charged a tick's interrupt (its vruntime ahead, not
-  // eligible) and the yielder goes on: at most once a tick (50 ms at HZ 250: 13 ticks).
-  Scenario sc = test::scenario(kQuiet, {"guest.sched.fair=eevdf", "run.duration=50ms"});
-  SimHooks hooks;
-  hooks.guest_setup = [](GuestKernel& k) {
-    for (int i = 0; i < 2; ++i) k.add_task("y" + std::to_string(i), {{PhaseKind::Run, 20000, -1}, {PhaseKind::Yield, 0, -1}}, 1, 1ULL << 1);
+  // Two tasks on one CPU, each running 20 us then yielding. v6.6-v6.16 (yield_forfeit off):
+  // each yield pushes the yielder's deadline 1.5 ms on, so the other, eligible, runs; the
+  // exception: the other was charged a tick's interrupt (its vruntime ahead, not eligible)
+  // and the yielder goes on: at most once a tick (50 ms at HZ 250: 13 ticks). With v6.17's
+  // forfeit (79104becf42b) the same bound holds (the tick's charge can put the other's
+  // vruntime past the yielder's deadline). With runs of varying length (+/- 50 %) only the
+  // forfeit keeps them alternating: without it the deadline alone moves, and the yielder,
+  // the one eligible entity whenever it ran less than the other, is picked again.
+  auto run = [](bool forfeit, double jitter) {
+    Scenario sc = test::scenario(kQuiet, {"guest.sched.fair=eevdf", "run.duration=50ms",
+                                          std::string("guest.sched.yield_forfeit=") + (forfeit ? "true" : "false")});
+    SimHooks hooks;
+    hooks.guest_setup = [jitter](GuestKernel& k) {
+      for (int i = 0; i < 2; ++i)
+        k.add_task("y" + std::to_string(i), {{PhaseKind::Run, 20000, -1, jitter}, {PhaseKind::Yield, 0, -1}}, 1, 1ULL << 1);
+    };
+    RunResult r = run_simulation(sc, hooks);
+    REQUIRE_FALSE(r.failed);
+    return std::pair{r.metrics.get("sched.yields"), r.metrics.get("sched.yield_switches")};
   };
-  RunResult r = run_simulation(sc, hooks);
-  REQUIRE_FALSE(r.failed);
-  const double yields = r.metrics.get("sched.yields"), switches = r.metrics.get("sched.yield_switches");
-  CHECK(yields > 1000);
-  CHECK(switches < yields);
-  CHECK(switches >= yields - 13);
+  for (bool forfeit : {false, true}) {
+    auto [yields, switches] = run(forfeit, 0);
+    INFO("yield_forfeit " << forfeit << ": " << switches << " of " << yields);
+    CHECK(yields > 1000);
+    CHECK(switches < yields);
+    CHECK(switches >= yields - 13);
+  }
+  auto [fy, fs] = run(true, 0.5);
+  auto [y, s] = run(false, 0.5);
+  INFO("varying runs: forfeit " << fs << " of " << fy << ", without " << s << " of " << y);
+  CHECK(fs >= fy - 13);
+  CHECK(s < 0.9 * y);
+}
+
+TEST_CASE("eevdf: a yielding task forfeits the rest of its slice only while eligible (79104becf42b)") {
+  // a runs (v 1.0 ms, deadline 2.5 ms, weight 1024) beside b (v 1.3 ms, deadline 1.4 ms,
+  // weight 2048): V 1.2 ms, a eligible, b not. a yields. With the forfeit a's vruntime moves
+  // to 2.5 ms and its deadline a slice on (4.0 ms): V = 1.0 + (1.5 x 1024 + 0.3 x 2048) /
+  // 3072 = 1.7 ms, b eligible, a not: b is picked. Without it only the deadline moves; b is
+  // still above V, so a, the one eligible entity, is picked again. b (not eligible) yielding
+  // under the forfeit changes nothing, its deadline included.
+  for (bool forfeit : {true, false}) {
+    on_empty_queue(
+        [forfeit](GuestCpu& c) {
+          QueueAB q(c);
+          Task &a = q.a, &b = q.b;
+          c.rq = {&b};
+          c.curr = &a;
+          a.exec_start = c.now();
+          c.sched_yield(a);
+          CHECK(a.vruntime == (forfeit ? 2500000 : 1000000));
+          CHECK(a.deadline == 4000000);
+          CHECK(c.pick_eevdf(&a) == (forfeit ? &b : &a));
+          if (forfeit) {
+            CHECK(c.avg_vruntime() == 1700000);
+            // b running, a queued (v 1.0 ms again): b is above V, so its yield is a no-op
+            a.vruntime = 1000000;
+            a.deadline = 2500000;
+            c.rq = {&a};
+            c.curr = &b;
+            b.exec_start = c.now();
+            c.sched_yield(b);
+            CHECK(b.vruntime == 1300000);
+            CHECK(b.deadline == 1400000);
+          }
+          a.yield_skip = b.yield_skip = false;
+          c.need_resched = false;
+        },
+        {std::string("guest.sched.yield_forfeit=") + (forfeit ? "true" : "false")});
+  }
 }
 
 TEST_CASE("DELAY_DEQUEUE: a sleeper that is not eligible stays queued until picked, then leaves with its lag cut to zero") {
@@ -238,9 +294,11 @@ TEST_CASE("DELAY_DEQUEUE: a task back from a long sleep runs at once beside a yi
   // ahead of V; without DELAY_DEQUEUE it keeps that negative lag across the sleep and,
   // woken ineligible, waits for a yield to find it eligible; with it, it left the queue at
   // zero lag, is eligible when it wakes, its deadline the earlier: it runs at once.
+  // The yield of v6.12-v6.16 (no forfeit): with 79104becf42b the yielder's vruntime jumps a
+  // slice at each yield, the sleeper's lag is no longer negative, and both run it at once.
   auto run = [](bool delay) {
     Scenario sc = test::scenario(kQuiet, {"guest.sched.fair=eevdf", std::string("guest.sched.delay_dequeue=") + (delay ? "true" : "false"),
-                                          "run.duration=300ms"});
+                                          "guest.sched.yield_forfeit=false", "run.duration=300ms"});
     SimHooks hooks;
     hooks.guest_setup = [](GuestKernel& k) {
       k.add_task("yielder", {{PhaseKind::Run, 300, -1}, {PhaseKind::Yield, 0, -1}}, 0, 1);
