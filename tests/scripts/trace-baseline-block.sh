@@ -38,6 +38,7 @@ check trace-baseline-c-costs4 "$C" "$C/costs4" --summary-only  # and DELAY_DEQUE
 check trace-baseline-c-costs5 "$C" "$C/costs5" --summary-only  # and hackbench as recorded
 check trace-baseline-c-costs6 "$C" "$C/costs6" --summary-only  # and migrate_load
 check trace-baseline-c-costs7 "$C" "$C/costs7" --summary-only  # and the pipe stand-in's measured work
+check trace-baseline-c-costs8 "$C" "$C/costs8" --summary-only  # and sched_yield()'s forfeit
 # the sysbench threads workloads under every tick policy (scripts/trace-policies-table.py)
 python3 "$SRC/scripts/trace-policies-table.py" --recording "$D" --dir "$D/policies" \
   legacy got_tick force_retain loehle tglx_avg periodic > "$T/policies.md"
