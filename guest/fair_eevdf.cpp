@@ -1,6 +1,7 @@
 // kernel/sched/fair.c as of v6.6 (EEVDF, 147f3efaa241 and 5e963f2bd465; RUN_TO_PARITY 63304558ba5d):
 // avg_vruntime(), entity_eligible(), update_entity_lag(), place_entity(), update_deadline(),
-// pick_eevdf(). guest.sched.fair = "eevdf" selects it; v6.12's DELAY_DEQUEUE is guest/fair_delay_dequeue.cpp.
+// pick_eevdf(). guest.sched.fair = "eevdf" selects it; v6.12's DELAY_DEQUEUE is guest/fair_delay_dequeue.cpp,
+// yield_task_fair() (with v6.17's forfeit, 79104becf42b) GuestCpu::sched_yield() in guest/syscalls.cpp.
 #include <algorithm>
 
 #include "core/warn.hpp"
