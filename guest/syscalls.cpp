@@ -145,4 +145,3 @@ void GuestCpu::do_exit(Task& t) {
 }
 
 }  // namespace vtick
-
