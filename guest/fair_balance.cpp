@@ -161,8 +161,9 @@ struct LbEnv {
 struct SdLbStats {
   SgStats local, busiest;
   bool have_busiest = false;
-  std::uint64_t span = 0;  // the domain's CPUs and how many are online: total_load /
-  int weight = 0;          // total_capacity (sds_avg_load())
+  // sds_avg_load()'s total_load / total_capacity: the domain's CPUs, and how many are online
+  std::uint64_t span = 0;
+  int weight = 0;
 };
 
 // A group's load only decides between groups of one type (not has-spare) and the

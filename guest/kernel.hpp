@@ -30,12 +30,12 @@ namespace vtick {
 
 class GuestKernel;
 struct LbEnv;      // guest/fair_balance.cpp: sched_balance_rq()'s struct lb_env
+struct SdLbStats;  // struct sd_lb_stats
+struct SgStats;    // struct sg_lb_stats
 
 // se->avg.load_avg scaled by the task's weight: its contribution to its cfs_rq's load
 // (task_h_load() without groups), `running` if it accrued since the last update.
 double weighted_load(const Task& t, sim_ns now, bool running);
-struct SdLbStats;  // struct sd_lb_stats
-struct SgStats;    // struct sg_lb_stats
 
 // Where a guest CPU's time goes, as the guest sees it.
 enum class GuestCpuState { User, Sys, Irq, Idle, Halted, Count };
