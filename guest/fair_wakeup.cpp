@@ -16,7 +16,7 @@ double weighted_load(const Task& t, sim_ns now, bool running) { return t.avg.at(
 double GuestKernel::cpu_load(int cpu, sim_ns now) const {
   double sum = 0;
   for (const auto& t : tasks_)
-    if (t->cpu == cpu && t->state != TaskState::Exited) sum += weighted_load(*t, now, runnable(*t));
+    if (t->cpu == cpu && t->state != TaskState::Exited && t->state != TaskState::New) sum += weighted_load(*t, now, runnable(*t));
   return sum;
 }
 
@@ -24,7 +24,7 @@ double GuestKernel::cpu_load(int cpu, sim_ns now) const {
 void GuestKernel::cpu_loads(sim_ns now, std::vector<double>& out) const {
   out.assign(cpus_.size(), 0.0);
   for (const auto& t : tasks_)
-    if (t->state != TaskState::Exited && t->cpu >= 0 && static_cast<std::size_t>(t->cpu) < out.size())
+    if (t->state != TaskState::Exited && t->state != TaskState::New && t->cpu >= 0 && static_cast<std::size_t>(t->cpu) < out.size())
       out[static_cast<std::size_t>(t->cpu)] += weighted_load(*t, now, runnable(*t));
 }
 

@@ -103,7 +103,7 @@ void GuestKernel::packing_update(sim_ns now, LbCause why) {
   packing_->update(now, why, q);
 }
 
-Task& GuestKernel::add_task(std::string comm, std::vector<Phase> program, int cpu, std::uint64_t allowed) {
+Task& GuestKernel::add_task(std::string comm, std::vector<Phase> program, int cpu, std::uint64_t allowed, bool start) {
   auto t = std::make_unique<Task>();
   t->pid = static_cast<int>(tasks_.size()) + 1;
   t->comm = std::move(comm);
@@ -124,7 +124,8 @@ Task& GuestKernel::add_task(std::string comm, std::vector<Phase> program, int cp
     return HrtimerRestart::NoRestart;
   };
   raw->last_cpu = -1;
-  enqueue_task(this->cpu(cpu), *raw, false, true);
+  if (start) enqueue_task(this->cpu(cpu), *raw, false, true);
+  else raw->state = TaskState::New;  // sched_fork(): p->__state = TASK_NEW
   tasks_.push_back(std::move(t));
   return *raw;
 }

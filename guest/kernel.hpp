@@ -138,13 +138,14 @@ class GuestCpu final : public GuestIrqSink {
   void do_nanosleep(Task& t, sim_ns length);
   void futex_wait(Task& t, WaitEvent& ev);
   void futex_wake(WaitEvent& ev);
+  void wake_up_all(WaitEvent& ev);  // a non-exclusive wait queue's __wake_up(): every waiter
   void futex_wait_setup();
   bool futex_wait_lock(Task& t, Mutex& m);  // false: the lock word changed (EAGAIN)
   void futex_wake_lock(Mutex& m);
   void sched_yield(Task& t);
   void submit_bio(Task& t);
   void sendmsg(Task& t);
-  void do_exit(Task& t);
+  void do_exit(Task& t, sim_ns work, WaitEvent* parent_wait);
   // add_timer() on this CPU for `delay` from now (timer wheel; jiffies granularity).
   void add_timer(sim_ns delay, std::function<void(GuestCpu&, const WheelTimer&)> fn);
 
@@ -254,7 +255,8 @@ class GuestKernel {
   void tick_do_update_jiffies64(sim_ns now);
 
   // tasks and the scheduler (kernel/sched/core.c, fair.c parts)
-  Task& add_task(std::string comm, std::vector<Phase> program, int cpu, std::uint64_t allowed);
+  // start false: TASK_NEW, woken by a parent's Fork phase (wake_up_new_task()) on the CPU it picks
+  Task& add_task(std::string comm, std::vector<Phase> program, int cpu, std::uint64_t allowed, bool start = true);
   // The task first sleeps `delay` from boot (a random start phase).
   void delay_start(Task& t, sim_ns delay);
   int add_event() { events_.emplace_back(); return static_cast<int>(events_.size()) - 1; }
@@ -277,6 +279,11 @@ class GuestKernel {
   int first_online_cpu() const;
 
   void try_to_wake_up(Task& p, GuestCpu& waker);
+  // fork's placement and first enqueue (guest/fair_fork.cpp)
+  void wake_up_new_task(Task& p, GuestCpu& parent);
+  int sched_balance_find_dst_cpu(Task& p, int this_cpu);
+  std::uint64_t sched_balance_find_dst_group(const SchedDomain& sd, const Task& p, int this_cpu, sim_ns now);
+  int sched_balance_find_dst_group_cpu(std::uint64_t group, const Task& p, int this_cpu, sim_ns now);
   bool ttwu_runnable(Task& p, GuestCpu& waker);  // p still on its queue (DELAY_DEQUEUE)
   void wait_task_off_cpu(Task& p, GuestCpu& waker);
   bool ttwu_queue_cond(const Task& p, const GuestCpu& target, const GuestCpu& waker) const;

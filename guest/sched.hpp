@@ -63,6 +63,7 @@ struct SchedParams {
   C(std::uint64_t, switches, "switches", "count", Counter, "context switches (__schedule picking another task)")    \
   C(std::uint64_t, wakeups_local, "wakeups_local", "count", Counter, "wake-ups queued on the waker's CPU (ttwu_local)") \
   C(std::uint64_t, wakeups_remote, "wakeups_remote", "count", Counter, "wake-ups queued on another CPU")            \
+  C(std::uint64_t, forks, "forks", "count", Counter, "wake_up_new_task(): tasks a Fork phase started")             \
   C(std::uint64_t, resched_ipis, "resched_ipis", "count", Counter, "smp_send_reschedule(): reschedule IPIs sent")   \
   C(std::uint64_t, call_function_ipis, "call_function_ipis", "count", Counter,                                     \
     "send_call_function_single_ipi() from a wakelist wake-up: CALL_FUNCTION_SINGLE IPIs sent")                    \

@@ -72,6 +72,18 @@ void GuestCpu::futex_wake(WaitEvent& ev) {
   }
 }
 
+// __wake_up() of a non-exclusive wait queue (a pipe's readers in poll()): every waiter is
+// woken, and the event stays set (the byte written stays unread: later waits return at once).
+void GuestCpu::wake_up_all(WaitEvent& ev) {
+  kernel_work(k_.params().costs.futex_wake_ns);  // the queue's lock and walk
+  ev.count = kEventSet;
+  while (!ev.waiters.empty()) {
+    Task* w = ev.waiters.front();
+    ev.waiters.pop_front();
+    k_.try_to_wake_up(*w, *this);
+  }
+}
+
 // futex(FUTEX_WAIT, 2) on a pthread mutex's word (futex_wait_setup()): if the word is no
 // longer 2 (the owner released it while this task entered the kernel) the call returns
 // EAGAIN and the task retries in user space; else it sleeps until a FUTEX_WAKE.
@@ -139,7 +151,11 @@ void GuestCpu::sendmsg(Task& t) {
   t.state = TaskState::Blocked;
 }
 
-void GuestCpu::do_exit(Task& t) {
+// do_exit(): the task's teardown (exit_mm(), exit_files(): `work`), then exit_notify()'s
+// do_notify_parent() wakes a parent waiting in wait4() (its wait queue: parent_wait).
+void GuestCpu::do_exit(Task& t, sim_ns work, WaitEvent* parent_wait) {
+  kernel_work(work);
+  if (parent_wait) futex_wake(*parent_wait);
   t.state = TaskState::Exited;
   t.exited_at = now();
 }

@@ -27,19 +27,22 @@ enum class PhaseKind {
   Loop,    // jump back to phase `obj` until this phase has been passed `ns` times
   Mark,    // the measured op starts here (its latency runs to the program's end)
   PickLock,// next event's lock: mutex obj + (shared counter++ % ns) (sysbench's lock_num)
-  Exit,    // the task exits
+  Fork,    // fork(): copy_process() (ns of kernel work), then wake_up_new_task() of task obj (added not started)
+  Exit,    // do_exit(): ns of kernel work (exit_mm(), the files), then the parent's wait4() is told (event obj, -1: none)
 };
 const char* phase_kind_name(PhaseKind k);
 
 struct Phase {
   PhaseKind kind = PhaseKind::Run;
   sim_ns ns = 0;      // Run/Sleep: length; Loop: iteration count
-  int obj = -1;       // Wait/Wake: event; Lock/Unlock: mutex (-1: the picked one); Loop: target phase
+  int obj = -1;       // Wait/Wake/Exit: event; Lock/Unlock: mutex (-1: the picked one); Loop: target phase; Fork: the pid of the task it starts
   double jitter = 0;  // Run/Sleep: length drawn uniformly in ns * [1 - jitter, 1 + jitter]
   bool in_syscall = false;  // Wait/Wake: part of the syscall before it (a buffer's room), no entry of its own
+  bool all = false;         // Wake: every waiter (a non-exclusive wait queue, as poll()'s), and the event stays set
 };
 
-enum class TaskState { Runnable, Running, Sleeping, Blocked, Exited };
+// New: TASK_NEW, created by its parent's Fork phase and not yet woken (wake_up_new_task()).
+enum class TaskState { Runnable, Running, Sleeping, Blocked, Exited, New };
 
 // What a workload's tasks share in user space besides futexes: counters (sysbench's
 // req_performed) and the record of each measured op's duration.
@@ -114,6 +117,7 @@ inline sim_ns phase_length(Task& t, const Phase& ph) {
 }
 
 // A futex-backed counting event (the userspace side of a semaphore / eventfd).
+inline constexpr int kEventSet = 1 << 30;  // a count no run uses up: the event stays set (wake_up_all())
 struct WaitEvent {
   int count = 0;
   int wake_at = 1;  // waiters are woken once count reaches this (a buffer's write-space threshold)

@@ -22,6 +22,7 @@ const char* phase_kind_name(PhaseKind k) {
     case PhaseKind::Loop: return "loop";
     case PhaseKind::Mark: return "mark";
     case PhaseKind::PickLock: return "picklock";
+    case PhaseKind::Fork: return "fork";
     case PhaseKind::Exit: return "exit";
   }
   return "?";
@@ -52,8 +53,16 @@ bool run_phase(GuestCpu& c, Task& t, const Phase& ph) {
       return true;
     case PhaseKind::Wake:
       if (!ph.in_syscall) c.syscall_enter();
-      c.futex_wake(k.event(ph.obj));
+      if (ph.all) c.wake_up_all(k.event(ph.obj));
+      else c.futex_wake(k.event(ph.obj));
       return true;
+    case PhaseKind::Fork: {  // kernel_clone(): copy_process(), then wake_up_new_task()
+      c.syscall_enter();
+      c.kernel_work(ph.ns);
+      Task* child = ph.obj >= 1 && static_cast<std::size_t>(ph.obj) <= k.tasks().size() ? k.tasks()[static_cast<std::size_t>(ph.obj) - 1].get() : nullptr;
+      if (!VTICK_WARN(!child, "task ", t.pid, " forks pid ", ph.obj, ", which does not exist")) k.wake_up_new_task(*child, c);
+      return true;
+    }
     case PhaseKind::PickLock:  // sb_threads.c: lock_num = req_performed++ % thread_locks
       if (VTICK_WARN(!t.user, "task ", t.pid, " picks a lock without a user space")) return true;
       if (t.cur_lock >= 0) --k.mutex(t.cur_lock).pickers;
@@ -68,7 +77,7 @@ bool run_phase(GuestCpu& c, Task& t, const Phase& ph) {
       return true;
     case PhaseKind::Exit:
       c.syscall_enter();
-      c.do_exit(t);
+      c.do_exit(t, ph.ns, ph.obj >= 0 ? &k.event(ph.obj) : nullptr);
       t.pc = t.program.size() - 1;  // stays here
       return false;
     case PhaseKind::Lock: {  // pthread_mutex_lock() -> lll_lock() (nptl lowlevellock)

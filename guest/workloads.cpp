@@ -28,8 +28,9 @@ VTICK_PARAM_CTOR(WorkloadSpec)
 
 std::unique_ptr<Workload> make_workload(const WorkloadSpec& w) { return workload_kind(w.kind).make(); }
 
-Task& Workload::add_task(GuestKernel& k, std::string comm, std::vector<Phase> program, int cpu, std::uint64_t allowed) {
-  Task& t = k.add_task(std::move(comm), std::move(program), cpu, allowed);
+Task& Workload::add_task(GuestKernel& k, std::string comm, std::vector<Phase> program, int cpu, std::uint64_t allowed,
+                         bool start) {
+  Task& t = k.add_task(std::move(comm), std::move(program), cpu, allowed, start);
   t.user = &user_;
   k.cpu(t.cpu).rq_changed();  // one more of the workload's tasks there (packing_update())
   return t;

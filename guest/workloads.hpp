@@ -98,8 +98,10 @@ class Workload {
   void start_window() { user_.op_latency.clear(); }
 
  protected:
-  // A task of this workload's process: k.add_task() with its user space attached.
-  Task& add_task(GuestKernel& k, std::string comm, std::vector<Phase> program, int cpu, std::uint64_t allowed);
+  // A task of this workload's process: k.add_task() with its user space attached (start
+  // false: a parent's Fork phase starts it).
+  Task& add_task(GuestKernel& k, std::string comm, std::vector<Phase> program, int cpu, std::uint64_t allowed,
+                 bool start = true);
   UserSpace& user() { return user_; }
 
  private:

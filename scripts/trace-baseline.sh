@@ -6,7 +6,7 @@
 # OUT/baseline.json + OUT/baseline.md (scripts/trace-baseline-table.py).
 # usage: scripts/trace-baseline.sh --recording DIR --scenario FILE [--out DIR] [--real-from DIR]
 #                                  [--bands FILE] [--vtick BIN] [--seed N] [--set KEY=VALUE]...
-#                                  [--set-for NAMES KEY=VALUE]... [--pipe-work DUR]
+#                                  [--set-for NAMES KEY=VALUE]... [--pipe-work DUR] [--only NAMES]
 #   --real-from DIR: the real rows from an earlier baseline's DIR/NAME.rR.json (its cmp/)
 #   instead of the recordings' traces, which are not kept: the model's side is run again on
 #   today's build (vtick trace-compare of its own trace gives its rows) and set beside them.
@@ -19,6 +19,8 @@
 #   --pipe-work DUR: the perf bench sched pipe stand-in's work a side beyond its wake and wait
 #   (a pipe write's and a read's work past their syscalls: 2 x (vtick-probe's exit_cost
 #   pipe_msg_ns / 2 - syscall_ns)); default 1us, the [EST] of every baseline before costs7
+#   --only NAMES: these workloads only (comma-separated), e.g. to see one model change's
+#   effect on one row before a whole baseline
 #   The model's stand-ins: sysbench threads -> workload sysbench_threads (threads, locks);
 #   perf bench sched pipe -> a script workload of two tasks handing a token by futex
 #   wait/wake (pinned: both on vCPU 0); hackbench -p -g 4 -l 2000 -> workload hackbench
@@ -28,7 +30,7 @@ set -Eeuo pipefail
 trap 'echo "trace-baseline.sh: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 die() { echo "trace-baseline.sh: $*" >&2; exit 2; }
 HERE=$(cd "$(dirname "$0")" && pwd)
-REC=""; SCEN=""; OUT=""; REALFROM=""; VTICK=$HERE/../build/cli/vtick; BANDS=$HERE/../validation/trace/bands.toml; SEED=1; SETS=(); declare -A FOR=(); PIPEWORK=1us
+REC=""; SCEN=""; OUT=""; REALFROM=""; VTICK=$HERE/../build/cli/vtick; BANDS=$HERE/../validation/trace/bands.toml; SEED=1; SETS=(); declare -A FOR=(); PIPEWORK=1us; ONLY=""
 while [ $# -gt 0 ]; do
   case $1 in
     --recording) [ $# -ge 2 ] || die "--recording needs a directory"; REC=$2; shift 2 ;;
@@ -53,7 +55,15 @@ while [ $# -gt 0 ]; do
       [[ $2 =~ ^[0-9]+(\.[0-9]+)?(ns|us)$ ]] || die "--pipe-work: '$2' is not a duration in ns or us (e.g. 520ns)"
       PIPEWORK=$2; shift 2 ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
-    *) die "unknown option '$1' (allowed: --recording --scenario --out --real-from --bands --vtick --seed --set --set-for --pipe-work)" ;;
+    --only)
+      [ $# -ge 2 ] || die "--only needs NAMES (comma-separated)"
+      for w in ${2//,/ }; do
+        case $w in sb-n2-l1|sb-n2-l8|sb-n4-l8|pipe-pinned|pipe-free|hackbench|idle) ONLY+=" $w " ;;
+          *) die "--only: unknown workload '$w' (allowed: sb-n2-l1 sb-n2-l8 sb-n4-l8 pipe-pinned pipe-free hackbench idle)" ;;
+        esac
+      done
+      shift 2 ;;
+    *) die "unknown option '$1' (allowed: --recording --scenario --out --real-from --bands --vtick --seed --set --set-for --pipe-work --only)" ;;
   esac
 done
 [ -n "$REC" ] && [ -d "$REC" ] || die "--recording DIR (scripts/record-guest-trace.sh --out) is required and must exist"
@@ -83,6 +93,7 @@ workload() {  # NAME: the [workload] section that stands for it
 }
 NAMES=()
 for n in sb-n2-l1 sb-n2-l8 sb-n4-l8 pipe-pinned pipe-free hackbench idle; do
+  [ -z "$ONLY" ] || [[ $ONLY == *" $n "* ]] || continue
   if [ -n "$REALFROM" ]; then [ -f "$REALFROM/$n.r1.json" ] && NAMES+=("$n")
   else [ -f "$REC/$n.r1.dat" ] && NAMES+=("$n"); fi
 done
