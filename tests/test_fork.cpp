@@ -110,6 +110,13 @@ TEST_CASE("hackbench's start: the parent forks every task, one write wakes all o
   const double timed = r.metrics.get("workload.timed_ns"), last = r.metrics.get("workload.last_exit_ns");
   CHECK(timed > 0);
   CHECK(timed < last - 4 * 455e3);
+  // thread mode: pthread_create()'s clone(), a thread's first run and exit, measured apart
+  // (tens of us, not hundreds): the start before the kick is far shorter
+  RunResult thr = hackbench({"workload.threads=1"});
+  CHECK(thr.metrics.get("sched.forks") == 4);
+  const double start_proc = last - timed;
+  const double start_thr = thr.metrics.get("workload.last_exit_ns") - thr.metrics.get("workload.timed_ns");
+  CHECK(start_thr < start_proc / 4);
   // without the start: nothing forked, every task runnable at boot, no parent
   RunResult flat = hackbench({"workload.start=0"});
   CHECK(flat.metrics.get("sched.forks") == 0);

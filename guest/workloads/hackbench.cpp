@@ -34,11 +34,11 @@ class Hackbench final : public Workload {
     const std::size_t head = start ? 3 : 0;  // the phases before a task's own loop
     auto prologue = [&](std::vector<Phase> body) {
       if (!start) return body;
-      std::vector<Phase> prog = {{PhaseKind::Run, w.getd("child_start_work"), -1}, {PhaseKind::Wake, 0, ready},
-                                 {PhaseKind::Wait, 0, go}};
+      std::vector<Phase> prog = {{PhaseKind::Run, w.getd(processes ? "child_start_work" : "thread_start_work"), -1},
+                                 {PhaseKind::Wake, 0, ready}, {PhaseKind::Wait, 0, go}};
       for (Phase& ph : body) {
         if (ph.kind == PhaseKind::Loop) ph.obj += static_cast<int>(head);
-        if (ph.kind == PhaseKind::Exit) ph = {PhaseKind::Exit, w.getd("exit_work"), exited};
+        if (ph.kind == PhaseKind::Exit) ph = {PhaseKind::Exit, w.getd(processes ? "exit_work" : "thread_exit_work"), exited};
         prog.push_back(ph);
       }
       return prog;
@@ -81,7 +81,7 @@ class Hackbench final : public Workload {
     // the parent, on CPU 0 as the shell started it
     const int nr = static_cast<int>(children.size());
     std::vector<Phase> prog;
-    for (int pid : children) prog.push_back({PhaseKind::Fork, w.getd("fork_work"), pid});
+    for (int pid : children) prog.push_back({PhaseKind::Fork, w.getd(processes ? "fork_work" : "thread_fork_work"), pid});
     const int reads = static_cast<int>(prog.size());
     prog.push_back({PhaseKind::Wait, 0, ready});  // read(readyfds[0], 1) for each task
     prog.push_back({PhaseKind::Loop, nr, reads});
@@ -131,9 +131,12 @@ WorkloadKind hackbench_kind() {
         {"threads", 'i', 0, 0, 1, "0: process mode, 1: thread mode (-T)"},
         {"pipe", 'i', 0, 0, 1, "0: AF_UNIX socketpairs (hackbench's default), 1: pipes (-p)"},
         {"start", 'i', 1, 0, 1, "1: hackbench's start: a parent forks every task, each says it is ready and poll()s until the parent kicks them all at once, and the parent wait()s for each exit; 0: every task runnable at boot, none forked"},
-        {"fork_work", 'd', 455 * US, 0, 100 * MS, "the parent's time on CPU for one fork() (copy_process() of hackbench's process, wake_up_new_task()): 449-463 us a fork in process mode on a 2026 AMD EPYC (Milan) nested KVM guest (docs/real-guest/trace-2026-12-06c/hackbench-start.txt); thread mode's clone() shares the mm and costs less [EST: set it]"},
+        {"fork_work", 'd', 455 * US, 0, 100 * MS, "the parent's time on CPU for one fork() (copy_process() of hackbench's process, wake_up_new_task()): 449-463 us a fork in process mode on a 2026 AMD EPYC (Milan) nested KVM guest (docs/real-guest/trace-2026-12-06c/hackbench-start.txt)"},
         {"child_start_work", 'd', 535 * US, 0, 100 * MS, "a new task's first run, from ret_from_fork() to its poll() (its copy-on-write faults on the parent's pages): 534-540 us p50 in process mode on the same guest (hackbench-start.txt)"},
-        {"exit_work", 'd', 450 * US, 0, 100 * MS, "do_exit() of a task (exit_mm(), its files) to its last switch: 422-494 us p50 in process mode on the same guest (hackbench-start.txt)"}},
+        {"exit_work", 'd', 450 * US, 0, 100 * MS, "do_exit() of a task (exit_mm(), its files) to its last switch: 422-494 us p50 in process mode on the same guest (hackbench-start.txt)"},
+        {"thread_fork_work", 'd', 18 * US, 0, 100 * MS, "fork_work in thread mode (-T: pthread_create(), a clone() sharing the mm): 15-22 us a thread on the same guest (hackbench-start.txt)"},
+        {"thread_start_work", 'd', 38 * US, 0, 100 * MS, "child_start_work in thread mode: a new thread's first run to its poll(), 31-44 us p50 on the same guest (hackbench-start.txt)"},
+        {"thread_exit_work", 'd', 20 * US, 0, 100 * MS, "exit_work in thread mode: a thread's do_exit() (no exit_mm()) to its last switch, 19-22 us p50 on the same guest (hackbench-start.txt)"}},
           factory<Hackbench>()};
 }
 
