@@ -39,6 +39,7 @@ check trace-baseline-c-costs5 "$C" "$C/costs5" --summary-only  # and hackbench a
 check trace-baseline-c-costs6 "$C" "$C/costs6" --summary-only  # and migrate_load
 check trace-baseline-c-costs7 "$C" "$C/costs7" --summary-only  # and the pipe stand-in's measured work
 check trace-baseline-c-costs8 "$C" "$C/costs8" --summary-only  # and sched_yield()'s forfeit
+check trace-baseline-c-costs9 "$C" "$C/costs9" --summary-only  # and hackbench's start
 # the sysbench threads workloads under every tick policy (scripts/trace-policies-table.py)
 python3 "$SRC/scripts/trace-policies-table.py" --recording "$D" --dir "$D/policies" \
   legacy got_tick force_retain loehle tglx_avg periodic > "$T/policies.md"

@@ -1,0 +1,1 @@
+perf bench sched pipe -l 200000

@@ -1,0 +1,1 @@
+taskset -c 0 perf bench sched pipe -l 200000

@@ -1,0 +1,1 @@
+sysbench threads --threads=2 --thread-locks=8 --time=2 run
