@@ -127,11 +127,12 @@ std::vector<std::string> summary_keys() {
   Scenario sc;
   RunResult r;
   r.measured_ns = 1;
-  // the rows that appear only with their inputs: an exited task, op latencies, a probe timer
+  // the rows that appear only with their inputs: an exited task, op latencies, a probe timer, a workload's own clock
   r.metrics.gauge("workload.exited_tasks", 1);
   r.metrics.gauge("workload.op_latency_p50_ns", 1);
   r.metrics.gauge("workload.op_latency_p99_ns", 1);
   r.metrics.gauge("probe.timer0.fired_ns", 1);
+  r.metrics.gauge("workload.timed_ns", 1);
   std::vector<std::string> keys;
   for (const Headline& h : headlines(sc, r)) keys.push_back(h.key);
   return keys;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "helpers.hpp"
+#include "sim/results.hpp"
 
 using namespace vtick;
 using json = nlohmann::json;
@@ -279,4 +280,16 @@ TEST_CASE("run: progress on a terminal once a run takes more than 2 s, none off 
   std::string without = test::read_file(json_path);
   CHECK(without.size() > 1000);
   CHECK(without == with_progress);  // the progress callback changes no result, no event count
+}
+
+TEST_CASE("docs/cli.md's headline keys name every field of a run's summary") {
+  std::ifstream in(VTICK_SOURCE_DIR "/docs/cli.md");
+  REQUIRE(in);
+  std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::vector<std::string> keys = summary_keys();
+  REQUIRE(keys.size() > 20);
+  for (const std::string& k : keys) {
+    INFO("summary key " << k);
+    CHECK(doc.find("`" + k + "`") != std::string::npos);
+  }
 }
