@@ -6,6 +6,7 @@
 #include "core/trace.hpp"
 #include "core/warn.hpp"
 #include "guest/kernel.hpp"
+#include "guest/sched_group.hpp"
 
 namespace vtick {
 
@@ -22,17 +23,6 @@ struct LbPath {
 };
 
 }  // namespace
-
-enum class GroupType { HasSpare, FullyBusy, Overloaded };  // enum group_type, the cases we meet
-
-struct SgStats {  // struct sg_lb_stats
-  std::uint64_t span = 0;
-  int weight = 0, sum_nr_running = 0, idle_cpus = 0;
-  double load = 0;
-  bool load_known = false;  // load is summed when a comparison needs it (sg_avg_load())
-  GroupType type = GroupType::HasSpare;
-  double avg_load() const { return weight ? load / weight : 0; }
-};
 
 // msecs_to_jiffies(): intervals are whole jiffies, rounded up.
 sim_ns GuestKernel::msecs_to_jiffies_ns(sim_ns ns) const {
@@ -209,8 +199,7 @@ void GuestKernel::update_sd_lb_stats(LbEnv& env, SdLbStats& sds) {
       s.idle_cpus += cc.idle_cpu();
     }
     sds.weight += s.weight;
-    // group_classify(): more tasks than CPUs is overloaded; no idle CPU is fully busy
-    s.type = s.sum_nr_running > s.weight ? GroupType::Overloaded : s.idle_cpus == 0 ? GroupType::FullyBusy : GroupType::HasSpare;
+    s.type = group_classify(s);
     if ((g >> env.dst.id()) & 1ULL) {
       sds.local = s;
       continue;

@@ -3,19 +3,9 @@
 
 #include "core/trace.hpp"
 #include "guest/kernel.hpp"
+#include "guest/sched_group.hpp"
 
 namespace vtick {
-
-namespace {
-enum class WakeupGroupType { HasSpare, FullyBusy, Overloaded };  // enum group_type, the cases group_classify() gives here
-
-struct SgWakeupStats {  // struct sg_lb_stats as update_sg_wakeup_stats() fills it
-  int weight = 0, sum_nr_running = 0, idle_cpus = 0;
-  double load = 0;
-  WakeupGroupType type = WakeupGroupType::HasSpare;
-  double avg_load() const { return weight ? load / weight : 0; }
-};
-}  // namespace
 
 // sched_balance_find_dst_group(): the group of sd with the most spare room for a new task, or 0
 // to stay in this CPU's own group. Groups compare by type, then by idle CPUs (has spare)
@@ -23,12 +13,12 @@ struct SgWakeupStats {  // struct sg_lb_stats as update_sg_wakeup_stats() fills 
 // unless the idlest one is clearly better (imbalance_pct). A new task has no load of its
 // own on any queue yet, so cpu_load_without() is cpu_load().
 std::uint64_t GuestKernel::sched_balance_find_dst_group(const SchedDomain& sd, const Task& p, int this_cpu, sim_ns now) {
-  SgWakeupStats local, idlest;
+  SgStats local, idlest;
   std::uint64_t idlest_group = 0;
   bool have_local = false;
   for (std::uint64_t g : sd.groups) {
     if (!(g & p.allowed)) continue;
-    SgWakeupStats s;
+    SgStats s;
     for (std::uint64_t m = g & p.allowed; m; m &= m - 1) {  // update_sg_wakeup_stats()
       int c = __builtin_ctzll(m);
       if (c >= nr_cpus() || !cpus_[static_cast<size_t>(c)]->online()) continue;
@@ -39,11 +29,7 @@ std::uint64_t GuestKernel::sched_balance_find_dst_group(const SchedDomain& sd, c
       s.load += cpu_load(c, now);
     }
     if (s.weight == 0) continue;
-    // group_classify(), as update_sd_lb_stats() applies it: more tasks than CPUs is
-    // overloaded, no idle CPU fully busy
-    s.type = s.sum_nr_running > s.weight ? WakeupGroupType::Overloaded
-             : s.idle_cpus == 0          ? WakeupGroupType::FullyBusy
-                                         : WakeupGroupType::HasSpare;
+    s.type = group_classify(s);
     if ((g >> this_cpu) & 1ULL) {
       local = s;
       have_local = true;
@@ -52,7 +38,7 @@ std::uint64_t GuestKernel::sched_balance_find_dst_group(const SchedDomain& sd, c
     // update_pick_idlest()
     bool pick = idlest_group == 0 || s.type < idlest.type;
     if (idlest_group != 0 && s.type == idlest.type) {
-      if (s.type == WakeupGroupType::HasSpare) pick = s.idle_cpus > idlest.idle_cpus;
+      if (s.type == GroupType::HasSpare) pick = s.idle_cpus > idlest.idle_cpus;
       else pick = s.avg_load() < idlest.avg_load();
     }
     if (pick) {
@@ -64,7 +50,7 @@ std::uint64_t GuestKernel::sched_balance_find_dst_group(const SchedDomain& sd, c
   if (!have_local) return idlest_group;
   if (local.type < idlest.type) return 0;
   if (local.type > idlest.type) return idlest_group;
-  if (local.type == WakeupGroupType::HasSpare) return local.idle_cpus >= idlest.idle_cpus ? 0 : idlest_group;
+  if (local.type == GroupType::HasSpare) return local.idle_cpus >= idlest.idle_cpus ? 0 : idlest_group;
   // overloaded or fully busy: move only for a clear load difference (NICE_0_LOAD's share
   // of imbalance_pct, and the imbalance_pct ratio)
   const double imbalance = 1024.0 * (sd.imbalance_pct - 100) / 100.0;
