@@ -119,7 +119,8 @@ int GuestKernel::sched_balance_find_dst_cpu(Task& p, int this_cpu) {
 // wake_up_new_task(): TASK_RUNNING, the CPU from select_task_rq(WF_FORK), the first
 // enqueue (ENQUEUE_INITIAL: half a slice to its first deadline), then wakeup_preempt().
 // No wakelist: the parent takes the new CPU's runqueue lock itself, and an idle target
-// that is not polling gets a reschedule IPI (resched_curr()).
+// that is not polling gets a reschedule IPI (resched_curr()); nor avg_idle's update, which
+// is ttwu_do_activate()'s.
 void GuestKernel::wake_up_new_task(Task& p, GuestCpu& parent) {
   if (VTICK_WARN(p.state != TaskState::New, "task ", p.pid, " (", p.comm, ") forked twice")) return;
   p.state = TaskState::Runnable;
@@ -132,12 +133,10 @@ void GuestKernel::wake_up_new_task(Task& p, GuestCpu& parent) {
   GuestCpu& target = cpu(target_cpu);
   if (p_.sched.fair != FairPolicy::Eevdf)  // task_fork_fair() with START_DEBIT: one slice behind
     p.vruntime = target.min_vruntime + calc_delta_fair(sched_slice(), p);
-  p.cpu = target_cpu;
-  p.woken_at = parent.now();
+  p.cpu = target_cpu;  // no wake-up latency stamp: a fork is not a try_to_wake_up()
   ++sched_stats.forks;
   // trace_sched_wakeup_new(): recorded as sched_wakeup (the same fields), with no sched_waking before it
   if (tracing()) trace::sched_wakeup(parent.now(), parent.id(), p.pid, target_cpu);
-  if (target.idle_stamp) target.idle_stamp = 0;
   enqueue_task(target, p, false, true);
   target.tick().tick_nohz_dep_set_cpu_sched(parent);
   wakeup_preempt(target, p, parent);
