@@ -25,7 +25,7 @@ std::uint64_t GuestKernel::sched_balance_find_dst_group(const SchedDomain& sd, c
       const GuestCpu& cc = *cpus_[static_cast<size_t>(c)];
       ++s.weight;
       s.sum_nr_running += cc.nr_running();
-      s.idle_cpus += cc.nr_running() == 0 && cc.idle_cpu();
+      s.idle_cpus += cc.idle_cpu();  // idle_cpu() implies no task running or queued
       s.load += cpu_load(c, now);
     }
     if (s.weight == 0) continue;
